@@ -1,0 +1,106 @@
+/*
+ * flexmpi.h - C API of flexmpi, the adaptive runtime for iterative MPI programs.
+ *
+ * The contract is ../shared/SPEC.md section 3 (thesis Tables 4.1 and 5.1).
+ * Every function returns XMPI_SUCCESS (0) or a negative XMPI_ERR_* code;
+ * XMPI_Error_string(code) explains a code and XMPI_Last_error_message() gives
+ * the detail of the last failure on the calling thread (which argument, what
+ * was expected). No function of this API ever throws or aborts the program.
+ *
+ * The library is initialised by the MPI_Init / MPI_Init_thread wrappers and
+ * finalised by MPI_Finalize: an application only links with libflexmpi.
+ */
+#ifndef FLEXMPI_H
+#define FLEXMPI_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Return codes. */
+enum {
+  XMPI_SUCCESS = 0,
+  XMPI_ERR_ARG = -1,         /**< an argument is invalid (null, out of range, inconsistent) */
+  XMPI_ERR_STATE = -2,       /**< call out of order (not initialised, iteration not open, ...) */
+  XMPI_ERR_UNSUPPORTED = -3, /**< the MPI library or the machine cannot do this */
+  XMPI_ERR_EVENT = -4,       /**< a requested hardware event is not available */
+  XMPI_ERR_MPI = -5,         /**< an underlying MPI call failed */
+  XMPI_ERR_NOMEM = -6,       /**< memory could not be allocated */
+  XMPI_ERR_CONFIG = -7,      /**< a FLEXMPI_* setting is invalid */
+  XMPI_ERR_INTERNAL = -8     /**< a bug in flexmpi: please report it */
+};
+
+/** Data distribution scheme of a registered structure. */
+typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
+
+/** Process status (thesis 4.3). */
+enum { XMPI_RUNNING, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
+
+/** Workload model used by the load balancer (SPEC section 2). */
+enum { XMPI_LB_COUNT, XMPI_LB_NNZ, XMPI_LB_WEIGHT };
+
+/**
+ * The application's communicator: use it wherever the program used
+ * MPI_COMM_WORLD. It exists from MPI_Init on and is rebuilt after every
+ * reconfiguration.
+ */
+extern MPI_Comm XMPI_COMM_WORLD;
+
+/** A static, human-readable explanation of a return code. */
+const char* XMPI_Error_string(int code);
+
+/** Detail of the last failed call on this thread ("" if none). */
+const char* XMPI_Last_error_message(void);
+
+/* ---- monitoring (thesis 4.2, Table 4.1) ---------------------------------- */
+
+/**
+ * Start monitoring one iteration of the calling process.
+ * events: NULL-terminated array of event names, or NULL for none. Event names
+ * are PAPI events ("PAPI_FP_OPS") when flexmpi runs with a PAPI metric, or
+ * "WORK" (the work units of the current partition) with the work metric.
+ * An event the machine lacks returns XMPI_ERR_EVENT and opens no iteration.
+ * Calls are collective over XMPI_COMM_WORLD at sampling-interval boundaries:
+ * every process monitors the same number of iterations.
+ */
+int XMPI_Monitor_iter_begin(char* events[]);
+
+/**
+ * Stop monitoring the open iteration. counts (may be NULL) receives one
+ * value per event named in XMPI_Monitor_iter_begin. At the end of a sampling
+ * interval (FLEXMPI_SAMPLING_INTERVAL iterations) the per-process records are
+ * exchanged and, if FLEXMPI_TRACE is set, rank 0 writes a trace line.
+ */
+int XMPI_Monitor_iter_end(long long* counts);
+
+/**
+ * High-level monitoring (thesis Table 5.1): marks the start of an iteration
+ * with the configured metric, ending the previous one if it is still open.
+ */
+int XMPI_Monitor_si_init(void);
+
+/**
+ * Declare the work of this process's partition, in the units of the
+ * workload model (rows, nonzeros or weight). Used by the work metric.
+ */
+int XMPI_Set_work(double work_units);
+
+/* ---- data decomposition (thesis 4.5) ------------------------------------- */
+
+/**
+ * The partition of a global size dsize owned by `rank` among `nprocs`:
+ * count rows starting at row displ. Before any rebalancing this is the
+ * block partition (the first dsize % nprocs ranks get one more row).
+ */
+int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ);
+
+/** Status of the calling process: XMPI_RUNNING, XMPI_NEWLY_SPAWNED or XMPI_REMOVED. */
+int XMPI_Get_process_status(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLEXMPI_H */

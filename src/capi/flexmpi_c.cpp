@@ -1,0 +1,111 @@
+// The C API (include/flexmpi.h): checks the arguments C can get wrong (null
+// pointers, array lengths) and forwards to the C++ API. One helper turns any
+// C++ failure into an XMPI_ERR_* code and keeps its message; no exception
+// crosses extern "C".
+#include "flexmpi.h"
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "flexmpi/flexmpi.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+template <class Body>
+int guarded(Body&& body) noexcept {
+  try {
+    last_error.clear();
+    return body();
+  } catch (const flexmpi::Error& e) {
+    last_error = e.what();
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return XMPI_ERR_NOMEM;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return XMPI_ERR_INTERNAL;
+  } catch (...) {
+    last_error = "unknown failure";
+    return XMPI_ERR_INTERNAL;
+  }
+}
+
+void require_pointer(const void* pointer, const char* argument) {
+  if (pointer == nullptr) {
+    throw flexmpi::Error(flexmpi::Errc::invalid_argument,
+                         std::string(argument) + " is NULL: expected a valid pointer");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* XMPI_Error_string(int code) {
+  switch (code) {
+    case XMPI_SUCCESS: return "success";
+    case XMPI_ERR_ARG: return "invalid argument";
+    case XMPI_ERR_STATE: return "call out of order (flexmpi not initialised or iteration state wrong)";
+    case XMPI_ERR_UNSUPPORTED: return "not supported by this MPI library or machine";
+    case XMPI_ERR_EVENT: return "requested event is not available";
+    case XMPI_ERR_MPI: return "an MPI call failed";
+    case XMPI_ERR_NOMEM: return "out of memory";
+    case XMPI_ERR_CONFIG: return "invalid FLEXMPI_* setting";
+    case XMPI_ERR_INTERNAL: return "internal error in flexmpi";
+    default: return "unknown flexmpi error code";
+  }
+}
+
+const char* XMPI_Last_error_message(void) { return last_error.c_str(); }
+
+int XMPI_Monitor_iter_begin(char* events[]) {
+  return guarded([&] {
+    std::vector<std::string> names;
+    for (char** event = events; event != nullptr && *event != nullptr; ++event) names.emplace_back(*event);
+    flexmpi::monitor_begin(names);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Monitor_iter_end(long long* counts) {
+  return guarded([&] {
+    const std::vector<long long> values = flexmpi::monitor_end();
+    if (counts != nullptr) std::copy(values.begin(), values.end(), counts);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Monitor_si_init(void) {
+  return guarded([] {
+    flexmpi::monitor_si_init();
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Set_work(double work_units) {
+  return guarded([&] {
+    flexmpi::set_work(work_units);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ) {
+  return guarded([&] {
+    require_pointer(count, "count");
+    require_pointer(displ, "displ");
+    const flexmpi::Partition partition = flexmpi::get_wsize(rank, nprocs, dsize);
+    *count = partition.count;
+    *displ = partition.displ;
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Get_process_status(void) {
+  return guarded([] { return static_cast<int>(flexmpi::process_status()); });
+}
+
+}  // extern "C"

@@ -1,0 +1,198 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "emulation/speed_emulator.hpp"
+#include "flexmpi/error.hpp"
+#include "resources/hostfile.hpp"
+
+extern char** environ;
+
+namespace flexmpi {
+namespace {
+
+// A value the setting cannot take; load_config adds the variable and value.
+struct Rejected {
+  std::string why;
+};
+
+long long parse_integer(std::string_view text, long long minimum) {
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < minimum ||
+      value > 1'000'000'000) {
+    throw Rejected{};
+  }
+  return value;
+}
+
+double parse_real(std::string_view text) {
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value)) {
+    throw Rejected{};
+  }
+  return value;
+}
+
+// A fraction strictly between 0 and 1, as both thresholds are.
+double parse_fraction(std::string_view text) {
+  const double value = parse_real(text);
+  if (value <= 0.0 || value >= 1.0) throw Rejected{};
+  return value;
+}
+
+std::string parse_choice(std::string_view text, std::initializer_list<std::string_view> choices) {
+  if (std::find(choices.begin(), choices.end(), text) == choices.end()) throw Rejected{};
+  return std::string(text);
+}
+
+// "work", "auto" or "papi:EVENT[,EVENT]" with non-empty event names.
+std::string parse_metric(std::string_view text) {
+  if (text == "work" || text == "auto") return std::string(text);
+  constexpr std::string_view prefix = "papi:";
+  if (!text.starts_with(prefix)) throw Rejected{};
+  const std::string_view events = text.substr(prefix.size());
+  if (events.empty() || events.front() == ',' || events.back() == ',' ||
+      events.find(",,") != std::string_view::npos) {
+    throw Rejected{"an event name is empty"};
+  }
+  return std::string(text);
+}
+
+std::vector<SettingDescriptor> make_settings() {
+  return {
+      {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100", "a whole number >= 1",
+       "iterations per sampling interval",
+       [](Config& c, std::string_view v) { c.sampling_interval = parse_integer(v, 1); }},
+      {"FLEXMPI_IMBALANCE_THRESHOLD", "imbalance-threshold", "0.15",
+       "a number strictly between 0 and 1",
+       "(max-min)/max of computation time that triggers balancing",
+       [](Config& c, std::string_view v) { c.imbalance_threshold = parse_fraction(v); }},
+      {"FLEXMPI_DEDICATED_THRESHOLD", "dedicated-threshold", "0.05",
+       "a number strictly between 0 and 1",
+       "(Treal-Tcpu)/Treal above which a processing element counts as shared",
+       [](Config& c, std::string_view v) { c.dedicated_threshold = parse_fraction(v); }},
+      {"FLEXMPI_K", "k", "3", "a whole number >= 1",
+       "consecutive shared sampling intervals that make a load long-term",
+       [](Config& c, std::string_view v) { c.k = parse_integer(v, 1); }},
+      {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
+       "workload model: rows, nonzeros or user weights",
+       [](Config& c, std::string_view v) { c.lb_model = parse_choice(v, {"count", "nnz", "weight"}); }},
+      {"FLEXMPI_PARTITIONER", "partitioner", "rcp",
+       "one of rcp, ull, fpm-akima, fpm-geometric, drum", "partitioning strategy",
+       [](Config& c, std::string_view v) {
+         c.partitioner = parse_choice(v, {"rcp", "ull", "fpm-akima", "fpm-geometric", "drum"});
+       }},
+      {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
+       "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
+       "available, else work",
+       [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
+      {"FLEXMPI_POLICY", "policy", "lb", "one of none, lb, smp, hpmp, amp",
+       "adaptation policy: none (monitor only), load balancing, or a malleability policy",
+       [](Config& c, std::string_view v) {
+         c.policy = parse_choice(v, {"none", "lb", "smp", "hpmp", "amp"});
+       }},
+      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0",
+       "AMP completion-time goal",
+       [](Config& c, std::string_view v) {
+         const double goal = parse_real(v);
+         if (goal <= 0.0) throw Rejected{};
+         c.goal = goal;
+       }},
+      {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost",
+       "what AMP minimises while meeting the goal",
+       [](Config& c, std::string_view v) { c.constraint = parse_choice(v, {"efficiency", "cost"}); }},
+      {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
+       "a readable file of hostname:procType:numPE[:cost] lines", "processor description",
+       [](Config& c, std::string_view v) {
+         try {
+           read_hostfile(std::string(v));
+         } catch (const std::invalid_argument& e) {
+           throw Rejected{e.what()};
+         }
+         c.hostfile = std::string(v);
+       }},
+      {"FLEXMPI_SCHEDULER", "scheduler", "balance_all", "one of balance_all, balance_occupied",
+       "how spawned processes are placed on nodes",
+       [](Config& c, std::string_view v) {
+         c.scheduler = parse_choice(v, {"balance_all", "balance_occupied"});
+       }},
+      {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",
+       [](Config& c, std::string_view v) {
+         if (v.empty()) throw Rejected{};
+         c.trace = std::string(v);
+       }},
+      {"FLEXMPI_EMULATE_SPEED", "emulate-speed", "(off)",
+       "comma-separated relative speeds in (0, 1], one per rank",
+       "make ranks behave like slower dedicated cores",
+       [](Config& c, std::string_view v) {
+         try {
+           parse_speed_list(v);
+         } catch (const std::invalid_argument& e) {
+           throw Rejected{e.what()};
+         }
+         c.emulate_speed = std::string(v);
+       }},
+      {"FLEXMPI_PROFILE", "profile", "(off)", "a file path, or - for standard error",
+       "communication/computation profile written at MPI_Finalize",
+       [](Config& c, std::string_view v) {
+         if (v.empty()) throw Rejected{};
+         c.profile = std::string(v);
+       }},
+      {"FLEXMPI_LOG_LEVEL", "log-level", "info", "one of trace, debug, info, warn, error, off",
+       "verbosity of flexmpi's messages on standard error",
+       [](Config& c, std::string_view v) {
+         c.log_level = parse_choice(v, {"trace", "debug", "info", "warn", "error", "off"});
+       }},
+  };
+}
+
+}  // namespace
+
+const std::vector<SettingDescriptor>& settings() {
+  static const std::vector<SettingDescriptor> table = make_settings();
+  return table;
+}
+
+Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment) {
+  for (const std::string& name : names_in_environment) {
+    const bool known = std::any_of(settings().begin(), settings().end(),
+                                   [&](const SettingDescriptor& s) { return s.variable == name; });
+    if (!known) {
+      std::string all;
+      for (const auto& s : settings()) all += (all.empty() ? "" : ", ") + std::string(s.variable);
+      throw Error(Errc::bad_config, "unknown setting " + name + " (known settings: " + all + ")");
+    }
+  }
+  Config config;
+  for (const SettingDescriptor& setting : settings()) {
+    const char* value = lookup(std::string(setting.variable).c_str());
+    if (value == nullptr) continue;
+    try {
+      setting.apply(config, value);
+    } catch (const Rejected& rejected) {
+      std::string message = std::string(setting.variable) + "='" + value + "' is invalid: expected " +
+                            std::string(setting.accepted);
+      if (!rejected.why.empty()) message += " (" + rejected.why + ")";
+      throw Error(Errc::bad_config, message);
+    }
+  }
+  return config;
+}
+
+Config load_config_from_environment() {
+  std::vector<std::string> names;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    if (text.starts_with("FLEXMPI_")) names.emplace_back(text.substr(0, text.find('=')));
+  }
+  return load_config([](const char* name) { return std::getenv(name); }, names);
+}
+
+}  // namespace flexmpi

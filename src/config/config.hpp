@@ -1,0 +1,61 @@
+// Runtime configuration: every FLEXMPI_* setting of SPEC section 4, declared
+// once (name, flexrun option, default, what is accepted, help) in a single
+// table that the parser, the `flexrun` launcher and the help text all read.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flexmpi {
+
+/// Parsed, validated settings. Defaults are the SPEC section 4 defaults.
+struct Config {
+  int sampling_interval = 100;        ///< iterations per sampling interval
+  double imbalance_threshold = 0.15;  ///< (max-min)/max of computation time that triggers balancing
+  double dedicated_threshold = 0.05;  ///< (Treal-Tcpu)/Treal above which a PE counts as shared
+  int k = 3;                          ///< consecutive shared intervals that make a load long-term
+  std::string lb_model = "count";     ///< count | nnz | weight
+  std::string partitioner = "rcp";    ///< name of a partitioner strategy
+  std::string metric = "auto";        ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";          ///< none | lb | smp | hpmp | amp
+  std::optional<double> goal;         ///< AMP completion-time goal, seconds
+  std::string constraint = "efficiency";  ///< efficiency | cost
+  std::string hostfile;               ///< processor description (empty: none)
+  std::string scheduler = "balance_all";  ///< balance_all | balance_occupied
+  std::string trace;                  ///< JSON-lines trace path (empty: off)
+  std::string emulate_speed;          ///< relative speed per rank, validated by the emulator
+  std::string profile;                ///< profile-only report path ("-" = stderr, empty: off)
+  std::string log_level = "info";     ///< trace | debug | info | warn | error | off
+};
+
+/// One setting: its environment variable, its flexrun option and how to read it.
+struct SettingDescriptor {
+  std::string_view variable;      ///< e.g. "FLEXMPI_SAMPLING_INTERVAL"
+  std::string_view option;        ///< flexrun long option, e.g. "sampling-interval"
+  std::string_view default_text;  ///< shown in help
+  std::string_view accepted;      ///< what a valid value looks like, for error messages
+  std::string_view help;          ///< one line
+  std::function<void(Config&, std::string_view)> apply;  ///< parses into Config; throws on bad value
+};
+
+/// The table of all settings, in documentation order.
+const std::vector<SettingDescriptor>& settings();
+
+/// Looks up a variable's value; returns nullptr when it is not set.
+using EnvLookup = std::function<const char*(const char*)>;
+
+/**
+ * Reads every setting through `lookup` and validates it. `names_in_environment`
+ * lists the FLEXMPI_* names present, so that a misspelt variable is an error
+ * rather than silently ignored. Throws Error(Errc::bad_config) naming the
+ * variable, the value and what is accepted.
+ */
+Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment);
+
+/// load_config over the process environment.
+Config load_config_from_environment();
+
+}  // namespace flexmpi

@@ -1,0 +1,68 @@
+#include "monitoring/interval.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flexmpi {
+
+void ProcessInterval::add(const IterationSample& sample) {
+  ++iterations;
+  wall += sample.wall;
+  cpu += sample.cpu;
+  mpi += sample.mpi;
+  metric += sample.metric;
+}
+
+double ProcessInterval::shared_fraction() const {
+  if (wall <= 0.0) return 0.0;
+  return std::clamp((wall - cpu) / wall, 0.0, 1.0);
+}
+
+double ProcessInterval::speed() const {
+  const double time = computation();
+  return time > 0.0 ? metric / time : 0.0;
+}
+
+void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
+  out[0] = rank;
+  out[1] = iterations;
+  out[2] = wall;
+  out[3] = cpu;
+  out[4] = mpi;
+  out[5] = metric;
+  out[6] = mpi_calls;
+  out[7] = bytes_sent;
+  out[8] = bytes_received;
+}
+
+ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
+  ProcessInterval p;
+  p.rank = static_cast<int>(in[0]);
+  p.iterations = static_cast<int>(in[1]);
+  p.wall = in[2];
+  p.cpu = in[3];
+  p.mpi = in[4];
+  p.metric = in[5];
+  p.mpi_calls = in[6];
+  p.bytes_sent = in[7];
+  p.bytes_received = in[8];
+  return p;
+}
+
+double IntervalReport::imbalance() const {
+  if (processes.empty()) return 0.0;
+  const auto [low, high] = std::minmax_element(
+      processes.begin(), processes.end(),
+      [](const ProcessInterval& a, const ProcessInterval& b) { return a.computation() < b.computation(); });
+  const double slowest = high->computation();
+  return slowest > 0.0 ? (slowest - low->computation()) / slowest : 0.0;
+}
+
+std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const {
+  std::vector<bool> flags;
+  flags.reserve(processes.size());
+  for (const auto& p : processes) flags.push_back(p.shared_fraction() > dedicated_threshold);
+  return flags;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,61 @@
+// Per-iteration samples and their aggregation per sampling interval
+// (thesis 3.3, 4.2): the record the load balancer and the policies read.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace flexmpi {
+
+/// One monitored iteration of one process.
+struct IterationSample {
+  double wall = 0.0;  ///< Treal of the monitored region, seconds
+  double cpu = 0.0;   ///< Tcpu the computing thread got, seconds
+  double mpi = 0.0;   ///< time inside MPI calls within the region, seconds
+  double metric = 0.0;  ///< speed-metric count (work units or FLOP)
+
+  [[nodiscard]] double computation() const { return wall - mpi; }
+};
+
+/// One process over one sampling interval: sums of its iteration samples
+/// plus its communication totals. Exchanged among all processes.
+struct ProcessInterval {
+  int rank = 0;
+  int iterations = 0;
+  double wall = 0.0;
+  double cpu = 0.0;
+  double mpi = 0.0;
+  double metric = 0.0;
+  double mpi_calls = 0.0;
+  double bytes_sent = 0.0;
+  double bytes_received = 0.0;
+
+  void add(const IterationSample& sample);
+  /// Computation time = wall - MPI time (SPEC section 2).
+  [[nodiscard]] double computation() const { return wall - mpi; }
+  /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
+  [[nodiscard]] double shared_fraction() const;
+  /// Metric count per second of computation (work units/s or FLOP/s).
+  [[nodiscard]] double speed() const;
+
+  static constexpr int kFieldCount = 9;
+  void pack(std::span<double, kFieldCount> out) const;
+  static ProcessInterval unpack(std::span<const double, kFieldCount> in);
+};
+
+/// All processes over one sampling interval.
+struct IntervalReport {
+  int index = 0;                ///< 0 for the first sampling interval
+  long long first_iteration = 0;
+  std::string metric_name;      ///< "work" or "papi"
+  std::vector<ProcessInterval> processes;
+
+  /// (max - min) / max of computation time (thesis Alg. 5, evaluateLoadBalance).
+  [[nodiscard]] double imbalance() const;
+  /// true where shared_fraction() exceeds `dedicated_threshold`.
+  [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
+};
+
+}  // namespace flexmpi

@@ -1,0 +1,67 @@
+#include "monitoring/monitor.hpp"
+
+#include "flexmpi/error.hpp"
+#include "monitoring/clock.hpp"
+
+namespace flexmpi {
+
+Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, SpeedEmulator emulator,
+                 int sampling_interval)
+    : metric_(metric),
+      profile_(profile),
+      emulator_(emulator),
+      sampling_interval_(sampling_interval),
+      interval_start_operations_(profile.records()) {}
+
+void Monitor::begin(std::span<const std::string> events) {
+  if (open_) throw Error(Errc::bad_state, "an iteration is already being monitored");
+  std::vector<std::size_t> requested;
+  requested.reserve(events.size());
+  for (const std::string& event : events) requested.push_back(metric_.require(event));
+  requested_ = std::move(requested);
+  counts_.assign(metric_.events().size(), 0);
+  open_ = true;
+  mpi_start_ = profile_.mpi_seconds();
+  cpu_start_ = cpu_seconds();
+  wall_start_ = wall_seconds();
+  metric_.start();
+}
+
+IterationSample Monitor::end(std::span<long long> counts) {
+  if (!open_) throw Error(Errc::bad_state, "no iteration is being monitored");
+  if (emulator_.active()) {
+    // The emulated slower core needs more time for the computation only,
+    // not for the communication (SPEC section 6).
+    const double computed = (wall_seconds() - wall_start_) - (profile_.mpi_seconds() - mpi_start_);
+    emulator_.slow_down(computed);
+  }
+  metric_.stop(counts_);
+  IterationSample sample;
+  sample.wall = wall_seconds() - wall_start_;
+  sample.cpu = cpu_seconds() - cpu_start_;
+  sample.mpi = profile_.mpi_seconds() - mpi_start_;
+  sample.metric = static_cast<double>(counts_.front());
+  open_ = false;
+  ++iterations_;
+  current_.add(sample);
+  for (std::size_t i = 0; i < requested_.size() && i < counts.size(); ++i) {
+    counts[i] = counts_[requested_[i]];
+  }
+  return sample;
+}
+
+ProcessInterval Monitor::take_interval() {
+  const std::vector<OpRecord> now = profile_.records();
+  last_interval_operations_ = profile_difference(now, interval_start_operations_);
+  interval_start_operations_ = now;
+  ProcessInterval finished = current_;
+  for (const OpRecord& row : last_interval_operations_) {
+    finished.mpi_calls += static_cast<double>(row.stats.calls);
+    finished.bytes_sent += static_cast<double>(row.stats.bytes_sent);
+    finished.bytes_received += static_cast<double>(row.stats.bytes_received);
+  }
+  current_ = ProcessInterval{};
+  return finished;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,62 @@
+// Monitoring of the iterations of one process (thesis 4.2): wall time, CPU
+// time, MPI time of the monitored region and the metric backend's counts,
+// summed per sampling interval.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "emulation/speed_emulator.hpp"
+#include "monitoring/interval.hpp"
+#include "monitoring/metric.hpp"
+#include "profiling/comm_profile.hpp"
+
+namespace flexmpi {
+
+class Monitor {
+ public:
+  Monitor(MetricBackend& metric, const CommProfile& profile, SpeedEmulator emulator,
+          int sampling_interval);
+
+  /// Opens an iteration. `events` are names whose counts end() will return;
+  /// throws Error(event_unavailable) for one the backend cannot count, and
+  /// Error(bad_state) if an iteration is already open.
+  void begin(std::span<const std::string> events);
+  /// Closes the open iteration; counts gets one value per event of begin().
+  IterationSample end(std::span<long long> counts);
+
+  [[nodiscard]] bool iteration_open() const { return open_; }
+  [[nodiscard]] std::size_t requested_event_count() const { return requested_.size(); }
+  [[nodiscard]] bool interval_complete() const { return current_.iterations >= sampling_interval_; }
+  [[nodiscard]] long long iterations_monitored() const { return iterations_; }
+  [[nodiscard]] const MetricBackend& metric() const { return metric_; }
+  [[nodiscard]] const SpeedEmulator& emulator() const { return emulator_; }
+
+  /// The interval so far (with its communication totals); starts a new one.
+  ProcessInterval take_interval();
+  /// Per-operation communication of the interval last taken (thesis 5.3.2 input).
+  [[nodiscard]] const std::vector<OpRecord>& last_interval_operations() const {
+    return last_interval_operations_;
+  }
+
+ private:
+  MetricBackend& metric_;
+  const CommProfile& profile_;
+  SpeedEmulator emulator_;
+  int sampling_interval_;
+
+  bool open_ = false;
+  long long iterations_ = 0;
+  std::vector<std::size_t> requested_;  // indices of begin()'s events in metric_.events()
+  std::vector<long long> counts_;
+  double wall_start_ = 0.0;
+  double cpu_start_ = 0.0;
+  double mpi_start_ = 0.0;
+
+  ProcessInterval current_;
+  std::vector<OpRecord> interval_start_operations_;
+  std::vector<OpRecord> last_interval_operations_;
+};
+
+}  // namespace flexmpi

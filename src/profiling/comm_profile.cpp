@@ -1,0 +1,78 @@
+#include "profiling/comm_profile.hpp"
+
+#include <algorithm>
+
+namespace flexmpi {
+
+std::string_view mpi_op_name(MpiOp op) {
+  static constexpr std::array<std::string_view, kMpiOpCount> names = {
+#define FLEXMPI_WRAP(name, ...) "MPI_" #name,
+#include "profiling/mpi_functions.def"
+#undef FLEXMPI_WRAP
+  };
+  return names.at(static_cast<std::size_t>(op));
+}
+
+OpStats& OpStats::operator+=(const OpStats& other) {
+  calls += other.calls;
+  bytes_sent += other.bytes_sent;
+  bytes_received += other.bytes_received;
+  seconds += other.seconds;
+  return *this;
+}
+
+OpStats& OpStats::operator-=(const OpStats& other) {
+  calls -= other.calls;
+  bytes_sent -= other.bytes_sent;
+  bytes_received -= other.bytes_received;
+  seconds -= other.seconds;
+  return *this;
+}
+
+void CommProfile::record(MpiOp op, int comm_size, std::uint64_t sent, std::uint64_t received,
+                         double seconds) noexcept {
+  const OpStats call{1, sent, received, seconds};
+  if (thread_safe_) {
+    std::lock_guard lock(mutex_);
+    add(op, comm_size, call);
+  } else {
+    add(op, comm_size, call);
+  }
+}
+
+void CommProfile::add(MpiOp op, int comm_size, const OpStats& call) noexcept {
+  totals_ += call;
+  auto& rows = table_[static_cast<std::size_t>(op)];
+  for (OpRecord& row : rows) {
+    if (row.comm_size == comm_size) {
+      row.stats += call;
+      return;
+    }
+  }
+  try {
+    rows.push_back({op, comm_size, call});
+  } catch (...) {
+    // Out of memory while profiling: the totals above still hold the call.
+  }
+}
+
+std::vector<OpRecord> CommProfile::records() const {
+  std::vector<OpRecord> all;
+  for (const auto& rows : table_) all.insert(all.end(), rows.begin(), rows.end());
+  return all;
+}
+
+std::vector<OpRecord> profile_difference(const std::vector<OpRecord>& now,
+                                         const std::vector<OpRecord>& before) {
+  std::vector<OpRecord> difference;
+  for (OpRecord row : now) {
+    const auto earlier = std::find_if(before.begin(), before.end(), [&](const OpRecord& b) {
+      return b.op == row.op && b.comm_size == row.comm_size;
+    });
+    if (earlier != before.end()) row.stats -= earlier->stats;
+    if (row.stats.calls > 0) difference.push_back(row);
+  }
+  return difference;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,23 @@
+// MPI_Init, MPI_Init_thread and MPI_Finalize wrappers (thesis 4.2.2): they
+// create and destroy the runtime, so a program needs no flexmpi call to be
+// profiled (it may even be unmodified, with libflexmpi preloaded).
+#include <mpi.h>
+
+#include "core/runtime.hpp"
+
+extern "C" int MPI_Init(int* argc, char*** argv) {
+  const int code = PMPI_Init(argc, argv);
+  if (code == MPI_SUCCESS) flexmpi::Runtime::start(MPI_THREAD_SINGLE);
+  return code;
+}
+
+extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int code = PMPI_Init_thread(argc, argv, required, provided);
+  if (code == MPI_SUCCESS) flexmpi::Runtime::start(*provided);
+  return code;
+}
+
+extern "C" int MPI_Finalize(void) {
+  flexmpi::Runtime::stop();
+  return PMPI_Finalize();
+}

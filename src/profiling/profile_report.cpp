@@ -1,0 +1,114 @@
+#include "profiling/profile_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+namespace {
+
+constexpr int kRowFields = 6;  // op, comm size, calls, bytes sent, bytes received, seconds
+
+struct OperationSummary {
+  OpStats total;
+  double max_seconds = 0.0;  // of one process
+};
+
+}  // namespace
+
+void write_profile_report(const CommProfile& profile, double wall_seconds, MPI_Comm comm,
+                          const std::string& destination) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+
+  const OpStats totals = profile.totals();
+  const std::array<double, 5> mine = {wall_seconds, totals.seconds, static_cast<double>(totals.calls),
+                                      static_cast<double>(totals.bytes_sent),
+                                      static_cast<double>(totals.bytes_received)};
+  std::vector<double> processes(rank == 0 ? 5 * static_cast<std::size_t>(size) : 0);
+  check_mpi(PMPI_Gather(mine.data(), 5, MPI_DOUBLE, processes.data(), 5, MPI_DOUBLE, 0, comm),
+            "MPI_Gather (profile)");
+
+  std::vector<double> rows;
+  for (const OpRecord& r : profile.records()) {
+    rows.insert(rows.end(), {static_cast<double>(r.op), static_cast<double>(r.comm_size),
+                             static_cast<double>(r.stats.calls), static_cast<double>(r.stats.bytes_sent),
+                             static_cast<double>(r.stats.bytes_received), r.stats.seconds});
+  }
+  int row_values = static_cast<int>(rows.size());
+  std::vector<int> counts(rank == 0 ? size : 0), displacements(rank == 0 ? size : 0);
+  check_mpi(PMPI_Gather(&row_values, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm),
+            "MPI_Gather (profile)");
+  std::vector<double> all_rows;
+  if (rank == 0) {
+    int offset = 0;
+    for (int p = 0; p < size; ++p) {
+      displacements[p] = offset;
+      offset += counts[p];
+    }
+    all_rows.resize(static_cast<std::size_t>(offset));
+  }
+  check_mpi(PMPI_Gatherv(rows.data(), row_values, MPI_DOUBLE, all_rows.data(), counts.data(),
+                         displacements.data(), MPI_DOUBLE, 0, comm),
+            "MPI_Gatherv (profile)");
+  if (rank != 0) return;
+
+  std::map<std::pair<int, int>, OperationSummary> operations;  // (op, comm size)
+  for (std::size_t i = 0; i + kRowFields <= all_rows.size(); i += kRowFields) {
+    auto& summary = operations[{static_cast<int>(all_rows[i]), static_cast<int>(all_rows[i + 1])}];
+    summary.total += OpStats{static_cast<std::uint64_t>(all_rows[i + 2]),
+                             static_cast<std::uint64_t>(all_rows[i + 3]),
+                             static_cast<std::uint64_t>(all_rows[i + 4]), all_rows[i + 5]};
+    summary.max_seconds = std::max(summary.max_seconds, all_rows[i + 5]);
+  }
+
+  if (destination != "-") {
+    nlohmann::json report = {{"nprocs", size}, {"processes", nlohmann::json::array()},
+                             {"operations", nlohmann::json::array()}};
+    for (int p = 0; p < size; ++p) {
+      const double* v = &processes[5 * static_cast<std::size_t>(p)];
+      report["processes"].push_back({{"rank", p}, {"wall_time", v[0]}, {"mpi_time", v[1]},
+                                     {"computation_time", v[0] - v[1]}, {"mpi_calls", v[2]},
+                                     {"bytes_sent", v[3]}, {"bytes_received", v[4]}});
+    }
+    for (const auto& [key, summary] : operations) {
+      report["operations"].push_back(
+          {{"operation", mpi_op_name(static_cast<MpiOp>(key.first))}, {"comm_size", key.second},
+           {"calls", summary.total.calls}, {"bytes_sent", summary.total.bytes_sent},
+           {"bytes_received", summary.total.bytes_received}, {"seconds", summary.total.seconds},
+           {"max_seconds_per_process", summary.max_seconds}});
+    }
+    std::ofstream file(destination);
+    if (!file) throw Error(Errc::bad_config, "FLEXMPI_PROFILE='" + destination + "': cannot write");
+    file << report.dump(2) << "\n";
+    return;
+  }
+
+  std::string text = fmt::format("flexmpi profile: {} processes\n", size);
+  text += fmt::format("{:>5} {:>12} {:>12} {:>12} {:>7} {:>10} {:>14} {:>14}\n", "rank", "wall s",
+                      "compute s", "MPI s", "MPI %", "MPI calls", "bytes sent", "bytes recv");
+  for (int p = 0; p < size; ++p) {
+    const double* v = &processes[5 * static_cast<std::size_t>(p)];
+    text += fmt::format("{:>5} {:>12.6f} {:>12.6f} {:>12.6f} {:>6.1f}% {:>10.0f} {:>14.0f} {:>14.0f}\n",
+                        p, v[0], v[0] - v[1], v[1], v[0] > 0 ? 100.0 * v[1] / v[0] : 0.0, v[2],
+                        v[3], v[4]);
+  }
+  text += fmt::format("{:<16} {:>9} {:>10} {:>14} {:>14} {:>12} {:>12}\n", "operation", "comm size",
+                      "calls", "bytes sent", "bytes recv", "total s", "max s/proc");
+  for (const auto& [key, summary] : operations) {
+    text += fmt::format("{:<16} {:>9} {:>10} {:>14} {:>14} {:>12.6f} {:>12.6f}\n",
+                        mpi_op_name(static_cast<MpiOp>(key.first)), key.second, summary.total.calls,
+                        summary.total.bytes_sent, summary.total.bytes_received,
+                        summary.total.seconds, summary.max_seconds);
+  }
+  std::fputs(text.c_str(), stderr);
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,59 @@
+#include "trace/trace_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+
+nlohmann::json interval_record(const IntervalReport& report, double dedicated_threshold,
+                               double imbalance_threshold) {
+  nlohmann::json computation = nlohmann::json::array(), cpu = nlohmann::json::array(),
+                 wall = nlohmann::json::array(), mpi = nlohmann::json::array(),
+                 metric = nlohmann::json::array(), speed = nlohmann::json::array(),
+                 bytes = nlohmann::json::array();
+  for (const ProcessInterval& p : report.processes) {
+    computation.push_back(p.computation());
+    cpu.push_back(p.cpu);
+    wall.push_back(p.wall);
+    mpi.push_back(p.mpi);
+    metric.push_back(p.metric);
+    speed.push_back(p.speed());
+    bytes.push_back(p.bytes_sent + p.bytes_received);
+  }
+  return {
+      {"interval", report.index},
+      {"first_iteration", report.first_iteration},
+      {"iterations", report.processes.empty() ? 0 : report.processes.front().iterations},
+      {"nprocs", report.processes.size()},
+      {"metric", report.metric_name},
+      {"computation_time", computation},
+      {"cpu_time", cpu},
+      {"wall_time", wall},
+      {"mpi_time", mpi},
+      {"metric_count", metric},
+      {"speed", speed},
+      {"mpi_bytes", bytes},
+      {"shared", report.shared_flags(dedicated_threshold)},
+      {"imbalance", report.imbalance()},
+      {"imbalance_threshold", imbalance_threshold},
+      {"decision", "none"},
+  };
+}
+
+TraceWriter::TraceWriter(const std::string& path)
+    : path_(path), file_(std::fopen(path.c_str(), "w"), &std::fclose) {
+  if (!file_) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_TRACE='" + path + "': cannot open for writing (" + std::strerror(errno) + ")");
+  }
+}
+
+void TraceWriter::write(const nlohmann::json& record) {
+  const std::string line = record.dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), file_.get());
+  std::fflush(file_.get());
+}
+
+}  // namespace flexmpi

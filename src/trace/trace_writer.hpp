@@ -1,0 +1,33 @@
+// JSON-lines trace (SPEC section 5): one object per sampling interval,
+// written by rank 0. tools/flexmpi-plot turns it into PNG plots.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "monitoring/interval.hpp"
+
+namespace flexmpi {
+
+/// The trace record of an interval: per-process times, flags and counts.
+/// Components that act on the interval (balancer, policies) add their own
+/// fields ("decision", "partition", ...) before it is written.
+nlohmann::json interval_record(const IntervalReport& report, double dedicated_threshold,
+                               double imbalance_threshold);
+
+class TraceWriter {
+ public:
+  /// Opens (truncates) `path`; throws Error(bad_config) if it cannot.
+  explicit TraceWriter(const std::string& path);
+  /// Appends one line and flushes it, so a crashed run keeps its trace.
+  void write(const nlohmann::json& record);
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+};
+
+}  // namespace flexmpi
