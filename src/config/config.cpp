@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "balancing/partitioner.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "resources/hostfile.hpp"
@@ -65,6 +66,12 @@ std::string parse_metric(std::string_view text) {
   return std::string(text);
 }
 
+// The accepted-values text of FLEXMPI_PARTITIONER, from the registry.
+std::string_view partitioner_choices() {
+  static const std::string text = "one of " + partitioner_names();
+  return text;
+}
+
 std::vector<SettingDescriptor> make_settings() {
   return {
       {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100", "a whole number >= 1",
@@ -84,20 +91,23 @@ std::vector<SettingDescriptor> make_settings() {
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
        "workload model: rows, nonzeros or user weights",
        [](Config& c, std::string_view v) { c.lb_model = parse_choice(v, {"count", "nnz", "weight"}); }},
-      {"FLEXMPI_PARTITIONER", "partitioner", "rcp",
-       "one of rcp, ull, fpm-akima, fpm-geometric, drum", "partitioning strategy",
+      {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(),
+       "partitioning strategy of the load balancer",
        [](Config& c, std::string_view v) {
-         c.partitioner = parse_choice(v, {"rcp", "ull", "fpm-akima", "fpm-geometric", "drum"});
+         try {
+           make_partitioner(v);
+         } catch (const Error&) {
+           throw Rejected{};
+         }
+         c.partitioner = std::string(v);
        }},
       {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
        "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
        "available, else work",
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
-      {"FLEXMPI_POLICY", "policy", "lb", "one of none, lb, smp, hpmp, amp",
-       "adaptation policy: none (monitor only), load balancing, or a malleability policy",
-       [](Config& c, std::string_view v) {
-         c.policy = parse_choice(v, {"none", "lb", "smp", "hpmp", "amp"});
-       }},
+      {"FLEXMPI_POLICY", "policy", "lb", "one of none, lb",
+       "adaptation policy: none (monitor only) or lb (dynamic load balancing)",
+       [](Config& c, std::string_view v) { c.policy = parse_choice(v, {"none", "lb"}); }},
       {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0",
        "AMP completion-time goal",
        [](Config& c, std::string_view v) {

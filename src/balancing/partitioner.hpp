@@ -1,0 +1,75 @@
+// Partitioners: given what monitoring measured, compute the new row blocks.
+// A partitioner is one class behind this interface plus one descriptor in
+// the registry (partitioner_registry.cpp); FLEXMPI_PARTITIONER picks it.
+// To add one, copy balancing/rcp/ (the commented model), register it there.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/row_block.hpp"
+
+namespace flexmpi {
+
+/// Everything a partitioner may use, for one balancing decision.
+struct PartitionInput {
+  std::int64_t global_size = 0;          ///< rows of the decomposition
+  Decomposition current;                 ///< blocks now, one per process
+  std::vector<double> speed;             ///< per process: workload units (or FLOP) per second
+  std::vector<double> computation_time;  ///< per process, seconds, last sampling interval
+  std::vector<double> work;              ///< per process: workload units of its current block
+  /// Workload of every global row for the nnz/weight models; empty: every row costs 1.
+  std::vector<double> row_work;
+};
+
+struct PartitionResult {
+  Decomposition blocks;
+  /// Empty, or why the partitioner fell back (e.g. kept the partition); traced.
+  std::string fallback;
+};
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// New blocks: contiguous, in rank order, covering [0, global_size).
+  virtual PartitionResult partition(const PartitionInput& input) = 0;
+};
+
+struct PartitionerDescriptor {
+  std::string_view name;
+  std::string_view help;
+  std::function<std::unique_ptr<Partitioner>()> create;
+};
+
+/// Every partitioner of this build.
+const std::vector<PartitionerDescriptor>& partitioners();
+/// Names of partitioners(), comma-separated, for messages.
+std::string partitioner_names();
+/// Creates one by name; throws Error(bad_config) naming the known ones.
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
+
+// ---- arithmetic shared by partitioners ---------------------------------------
+
+/// Splits `total` rows in proportion to `shares` (>= 0, sum > 0), exactly
+/// (largest remainder), giving every process at least `minimum` rows when
+/// total allows it.
+std::vector<std::int64_t> proportional_counts(std::int64_t total, const std::vector<double>& shares,
+                                              std::int64_t minimum);
+
+/// Contiguous blocks, in rank order, from counts.
+Decomposition blocks_from_counts(const std::vector<std::int64_t>& counts);
+
+/// Contiguous blocks whose summed row_work is as close as possible to
+/// shares[p] / sum(shares) of the total work, each with at least one row
+/// when there are enough rows (thesis 5.2: XMPI_LB_NNZ / XMPI_LB_WEIGHT).
+Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector<double>& shares);
+
+/// Checks that blocks are contiguous, in order, non-negative and cover [0, size).
+bool covers_exactly(const Decomposition& blocks, std::int64_t size);
+
+}  // namespace flexmpi

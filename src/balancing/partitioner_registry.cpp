@@ -1,0 +1,34 @@
+#include <algorithm>
+
+#include "balancing/partitioner.hpp"
+#include "balancing/rcp/rcp_partitioner.hpp"
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+
+const std::vector<PartitionerDescriptor>& partitioners() {
+  static const std::vector<PartitionerDescriptor> all = {
+      {"rcp", "share proportional to the relative computing power measured (FLEX-MPI, thesis 5.2)",
+       [] { return std::make_unique<RcpPartitioner>(); }},
+  };
+  return all;
+}
+
+std::string partitioner_names() {
+  std::string names;
+  for (const auto& p : partitioners()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names;
+}
+
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name) {
+  const auto& all = partitioners();
+  const auto found = std::find_if(all.begin(), all.end(),
+                                  [&](const PartitionerDescriptor& d) { return d.name == name; });
+  if (found == all.end()) {
+    throw Error(Errc::bad_config, "partitioner '" + std::string(name) +
+                                      "' does not exist (available: " + partitioner_names() + ")");
+  }
+  return found->create();
+}
+
+}  // namespace flexmpi
