@@ -87,6 +87,14 @@ int XMPI_Monitor_si_init(void);
  */
 int XMPI_Set_work(double work_units);
 
+/**
+ * What monitoring measured on the calling process since MPI_Init: monitored
+ * iterations, and the wall, CPU, MPI and computation (wall - MPI) seconds of
+ * the monitored regions. Any pointer may be NULL.
+ */
+int XMPI_Get_monitor_totals(long long* iterations, double* wall, double* cpu, double* mpi,
+                            double* computation);
+
 /* ---- data decomposition (thesis 4.5) ------------------------------------- */
 
 /**
@@ -98,6 +106,49 @@ int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ);
 
 /** Status of the calling process: XMPI_RUNNING, XMPI_NEWLY_SPAWNED or XMPI_REMOVED. */
 int XMPI_Get_process_status(void);
+
+/* ---- data registration and redistribution (thesis 4.5, Alg. 4) ------------ */
+/*
+ * Registered structures share one row decomposition of `size` rows and follow
+ * it when it changes. Pass the ADDRESS of your pointer: the buffer must come
+ * from malloc, and flexmpi reallocates it and updates your pointer. With
+ * XMPI_DISTRIBUTED a process holds only its rows; with XMPI_REPLICATED it
+ * holds all `size` rows but owns (and updates) only its own.
+ */
+
+/** A vector of `size` elements of `type`. */
+int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme);
+/** A size x size matrix in row blocks, row-major: a process holds count x size elements. */
+int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme);
+/**
+ * A size x size CSR matrix in row blocks: local row pointers ia[0..count]
+ * starting at 0, global column indices ja, values a (ia[count] = local nnz).
+ * size and nnz describe the whole matrix (the same on every process), like
+ * the sizes of the other structures.
+ */
+int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
+                         MPI_Datatype type, XMPI_Scheme scheme);
+/**
+ * Moves every registered structure from this process's old block
+ * (scount rows at sdispl) to its new one (rcount rows at rdispl). Collective.
+ * Only rows that change owner move. If the blocks of all processes do not
+ * tile the rows exactly, every process gets XMPI_ERR_ARG and nothing changes.
+ */
+int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
+
+/* ---- dynamic load balancing (thesis 5.2, Fig. 5.4, Alg. 5) ---------------- */
+
+/**
+ * Ends the iteration opened by XMPI_Monitor_si_init and, at the end of a
+ * sampling interval, runs the load-balancing algorithm: if the computation
+ * times differ by more than FLEXMPI_IMBALANCE_THRESHOLD (and an outside load,
+ * if any, is long-term), every process gets a block proportional to its
+ * measured speed, the registered data are redistributed and count/displ are
+ * updated. Collective. weight: per-row workload (size entries, the same on
+ * every process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ */
+int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
+                       double* weight);
 
 #ifdef __cplusplus
 }

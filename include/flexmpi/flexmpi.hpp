@@ -4,6 +4,9 @@
 // as flexmpi::Error (see error.hpp) carrying the XMPI_ERR_* code.
 #pragma once
 
+#include <mpi.h>
+
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,6 +38,33 @@ void monitor_begin(std::span<const std::string> events = {});
 std::vector<long long> monitor_end();
 /// High-level form: closes the open iteration, if any, and opens the next one.
 void monitor_si_init();
+
+/// Data distribution scheme of a registered structure (thesis 4.5.1).
+enum class Scheme { distributed = 0, replicated = 1 };
+
+/// Registers structures that follow the decomposition (see flexmpi.h):
+/// `data` is the address of a malloc'ed pointer flexmpi may reallocate.
+void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
+void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
+void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
+                     MPI_Datatype type, Scheme scheme);
+/// Moves every registered structure from this process's old block to its new one.
+void redistribute_data(Partition old_block, Partition new_block);
+
+/// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
+/// this process's block, unchanged unless the data were redistributed.
+Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
+                        Partition current, std::span<const double> weight = {});
+
+/// What monitoring measured on the calling process since start-up.
+struct MonitorTotals {
+  long long iterations = 0;
+  double wall = 0.0;         ///< seconds in monitored regions
+  double cpu = 0.0;          ///< CPU seconds the process got in them
+  double mpi = 0.0;          ///< seconds inside MPI calls in them
+  double computation = 0.0;  ///< wall - mpi
+};
+MonitorTotals monitor_totals();
 
 enum class ProcessStatus { running = 0, newly_spawned = 1, removed = 2 };
 ProcessStatus process_status();

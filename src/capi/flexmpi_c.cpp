@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
 
 namespace {
@@ -39,6 +40,15 @@ void require_pointer(const void* pointer, const char* argument) {
     throw flexmpi::Error(flexmpi::Errc::invalid_argument,
                          std::string(argument) + " is NULL: expected a valid pointer");
   }
+}
+
+flexmpi::Scheme to_scheme(XMPI_Scheme scheme) {
+  if (scheme != XMPI_DISTRIBUTED && scheme != XMPI_REPLICATED) {
+    throw flexmpi::Error(flexmpi::Errc::invalid_argument,
+                         "scheme=" + std::to_string(static_cast<int>(scheme)) +
+                             ": expected XMPI_DISTRIBUTED or XMPI_REPLICATED");
+  }
+  return scheme == XMPI_DISTRIBUTED ? flexmpi::Scheme::distributed : flexmpi::Scheme::replicated;
 }
 
 }  // namespace
@@ -86,6 +96,19 @@ int XMPI_Monitor_si_init(void) {
   });
 }
 
+int XMPI_Get_monitor_totals(long long* iterations, double* wall, double* cpu, double* mpi,
+                            double* computation) {
+  return guarded([&] {
+    const flexmpi::MonitorTotals totals = flexmpi::monitor_totals();
+    if (iterations != nullptr) *iterations = totals.iterations;
+    if (wall != nullptr) *wall = totals.wall;
+    if (cpu != nullptr) *cpu = totals.cpu;
+    if (mpi != nullptr) *mpi = totals.mpi;
+    if (computation != nullptr) *computation = totals.computation;
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Set_work(double work_units) {
   return guarded([&] {
     flexmpi::set_work(work_units);
@@ -100,6 +123,61 @@ int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ) {
     const flexmpi::Partition partition = flexmpi::get_wsize(rank, nprocs, dsize);
     *count = partition.count;
     *displ = partition.displ;
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::register_vector(static_cast<void**>(ptr_address), size, type, to_scheme(scheme));
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::register_dense(static_cast<void**>(ptr_address), size, type, to_scheme(scheme));
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
+                         MPI_Datatype type, XMPI_Scheme scheme) {
+  return guarded([&] {
+    require_pointer(ia_address, "ia_address");
+    require_pointer(ja_address, "ja_address");
+    require_pointer(a_address, "a_address");
+    flexmpi::register_sparse(ia_address, ja_address, static_cast<void**>(a_address), size, nnz, type,
+                             to_scheme(scheme));
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
+  return guarded([&] {
+    flexmpi::redistribute_data({scount, sdispl}, {rcount, rdispl});
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
+                       double* weight) {
+  return guarded([&] {
+    require_pointer(count, "count");
+    require_pointer(displ, "displ");
+    const auto& decomposition = flexmpi::Runtime::get().decomposition();
+    std::span<const double> weights;
+    if (weight != nullptr && !decomposition.empty()) {
+      std::int64_t rows = 0;
+      for (const auto& block : decomposition) rows += block.count;
+      weights = {weight, static_cast<std::size_t>(rows)};
+    }
+    const flexmpi::Partition block =
+        flexmpi::eval_lbalance(rank, nprocs, it, maxit, {*count, *displ}, weights);
+    *count = block.count;
+    *displ = block.displ;
     return XMPI_SUCCESS;
   });
 }

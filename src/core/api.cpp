@@ -22,11 +22,74 @@ Partition block_partition(int rank, int nprocs, int dsize) {
   return {base + (rank < extra ? 1 : 0), rank * base + std::min(rank, extra)};
 }
 
+namespace {
+
+Partition to_partition(const RowBlock& block) {
+  return {static_cast<int>(block.count), static_cast<int>(block.displ)};
+}
+
+// rank and nprocs as the high-level API passes them must be this process's.
+void require_own(const Runtime& runtime, int rank, int nprocs) {
+  if (rank != runtime.rank()) {
+    throw Error(Errc::invalid_argument, "rank=" + std::to_string(rank) +
+                                            ": expected the calling process's rank " +
+                                            std::to_string(runtime.rank()));
+  }
+  if (nprocs != runtime.size()) {
+    throw Error(Errc::invalid_argument, "nprocs=" + std::to_string(nprocs) +
+                                            ": expected the number of processes " +
+                                            std::to_string(runtime.size()));
+  }
+}
+
+void require_size(std::int64_t size) {
+  if (size < 0) throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
+}
+
+}  // namespace
+
 Partition get_wsize(int rank, int nprocs, int dsize) {
   Runtime& runtime = Runtime::get();
-  const Partition partition = block_partition(rank, nprocs, dsize);
+  block_partition(rank, nprocs, dsize);  // validates the arguments
+  const Partition partition = to_partition(runtime.block_of(rank, nprocs, dsize));
   if (rank == runtime.rank() && nprocs == runtime.size()) runtime.set_work(partition.count);
   return partition;
+}
+
+void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
+  require_size(size);
+  Runtime::get().data().register_vector(data, size, type, scheme);
+}
+
+void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
+  require_size(size);
+  Runtime::get().data().register_dense(data, size, type, scheme);
+}
+
+void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
+                     MPI_Datatype type, Scheme scheme) {
+  require_size(size);
+  Runtime::get().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
+}
+
+void redistribute_data(Partition old_block, Partition new_block) {
+  Runtime::get().redistribute({old_block.count, old_block.displ}, {new_block.count, new_block.displ});
+}
+
+Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
+                        Partition current, std::span<const double> weight) {
+  Runtime& runtime = Runtime::get();
+  require_own(runtime, rank, nprocs);
+  if (!runtime.decomposition().empty()) {
+    const RowBlock& mine = runtime.decomposition()[static_cast<std::size_t>(rank)];
+    if (current.count != mine.count || current.displ != mine.displ) {
+      throw Error(Errc::invalid_argument,
+                  "count/displ (" + std::to_string(current.count) + ", " +
+                      std::to_string(current.displ) + ") are not this process's block (" +
+                      std::to_string(mine.count) + ", " + std::to_string(mine.displ) + ")");
+    }
+  }
+  return to_partition(runtime.eval_lbalance(iteration, max_iterations, weight));
 }
 
 void set_work(double work_units) {
@@ -49,6 +112,11 @@ void monitor_si_init() {
   Runtime& runtime = Runtime::get();
   if (runtime.monitor().iteration_open()) runtime.end_iteration({});
   runtime.begin_iteration({});
+}
+
+MonitorTotals monitor_totals() {
+  const ProcessInterval& totals = Runtime::get().monitor().totals();
+  return {totals.iterations, totals.wall, totals.cpu, totals.mpi, totals.computation()};
 }
 
 ProcessStatus process_status() {

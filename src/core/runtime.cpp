@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
@@ -49,6 +50,7 @@ Runtime::Runtime(int thread_level)
   };
   metric_ = make_metric(config_.metric, context);
   monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
+  balancer_ = std::make_unique<LoadBalancer>(config_);
   if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.speed());
   if (rank_ == 0 && !config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
 }
@@ -81,6 +83,11 @@ void Runtime::start(int thread_level) {
 
 void Runtime::stop() noexcept {
   if (instance_ == nullptr) return;
+  try {
+    instance_->trace_interval({});
+  } catch (const std::exception& e) {
+    instance_->log_->error("writing the trace: {}", e.what());
+  }
   instance_->write_profile();
   delete instance_;
   instance_ = nullptr;
@@ -94,6 +101,7 @@ void Runtime::set_work(double work_units) {
 void Runtime::begin_iteration(std::span<const std::string> events) {
   api_used_ = true;
   monitor_->begin(events);
+  trace_interval({});  // an interval nobody evaluated is traced as it was
 }
 
 void Runtime::end_iteration(std::span<long long> counts) {
@@ -120,11 +128,139 @@ void Runtime::close_interval() {
             all.data() + static_cast<std::size_t>(p) * ProcessInterval::kFieldCount,
             ProcessInterval::kFieldCount)));
   }
-  if (trace_) {
-    trace_->write(interval_record(report, config_.dedicated_threshold, config_.imbalance_threshold));
-  }
   log_->debug("interval {}: imbalance {:.3f}", report.index, report.imbalance());
   last_interval_ = std::move(report);
+  interval_traced_ = false;
+}
+
+void Runtime::trace_interval(const nlohmann::json& extra) {
+  if (interval_traced_ || !last_interval_) return;
+  interval_traced_ = true;
+  if (!trace_) return;
+  nlohmann::json record =
+      interval_record(*last_interval_, config_.dedicated_threshold, config_.imbalance_threshold);
+  record.update(extra);
+  trace_->write(record);
+}
+
+RowBlock Runtime::block_of(int rank, int nprocs, std::int64_t rows) {
+  if (rows == global_rows_ && nprocs == static_cast<int>(decomposition_.size())) {
+    return decomposition_[static_cast<std::size_t>(rank)];
+  }
+  Decomposition blocks = block_decomposition(rows, nprocs);
+  const RowBlock block = blocks[static_cast<std::size_t>(rank)];
+  if (nprocs == size_ && global_rows_ < 0) {
+    // The first decomposition of the whole application is the one the
+    // registered structures share (thesis 4.5.2).
+    global_rows_ = rows;
+    decomposition_ = std::move(blocks);
+    data_.set_local_block(decomposition_[static_cast<std::size_t>(rank_)]);
+  }
+  return block;
+}
+
+std::vector<double> Runtime::global_row_work(std::span<const double> weight) {
+  if (config_.lb_model == "weight") return {weight.begin(), weight.end()};
+  if (config_.lb_model != "nnz") return {};
+  // Every process contributes the nonzero count of each of its rows.
+  const std::vector<double> local = data_.local_row_nonzeros();
+  std::vector<int> counts(static_cast<std::size_t>(size_)), displs(static_cast<std::size_t>(size_));
+  for (int p = 0; p < size_; ++p) {
+    counts[p] = static_cast<int>(decomposition_[p].count);
+    displs[p] = static_cast<int>(decomposition_[p].displ);
+  }
+  std::vector<double> rows(static_cast<std::size_t>(global_rows_));
+  check_mpi(PMPI_Allgatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, rows.data(),
+                            counts.data(), displs.data(), MPI_DOUBLE, library_comm_),
+            "MPI_Allgatherv (row nonzeros)");
+  return rows;
+}
+
+void Runtime::update_work(std::span<const double> weight) {
+  if (decomposition_.empty()) return;
+  const RowBlock& mine = decomposition_[static_cast<std::size_t>(rank_)];
+  if (config_.lb_model == "nnz") {
+    const std::vector<double> rows = data_.local_row_nonzeros();
+    work_units_ = std::accumulate(rows.begin(), rows.end(), 0.0);
+  } else if (config_.lb_model == "weight" && !weight.empty()) {
+    work_units_ = std::accumulate(weight.begin() + mine.displ, weight.begin() + mine.displ + mine.count, 0.0);
+  } else {
+    work_units_ = static_cast<double>(mine.count);
+  }
+}
+
+RedistributionStats Runtime::move_to(const Decomposition& target) {
+  const RedistributionStats stats = data_.redistribute(decomposition_, target, library_comm_);
+  decomposition_ = target;
+  return stats;
+}
+
+RedistributionStats Runtime::redistribute(const RowBlock& old_block, const RowBlock& new_block) {
+  api_used_ = true;
+  // Every process knows only its own blocks: gather both decompositions.
+  const std::array<std::int64_t, 4> mine = {old_block.count, old_block.displ, new_block.count,
+                                            new_block.displ};
+  std::vector<std::int64_t> all(4 * static_cast<std::size_t>(size_));
+  check_mpi(PMPI_Allgather(mine.data(), 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, library_comm_),
+            "MPI_Allgather (partitions)");
+  Decomposition from, to;
+  for (int p = 0; p < size_; ++p) {
+    from.push_back({all[4 * p], all[4 * p + 1]});
+    to.push_back({all[4 * p + 2], all[4 * p + 3]});
+  }
+  // The registry validates both decompositions against every structure and
+  // agrees on errors collectively before anything moves.
+  const RedistributionStats stats = data_.redistribute(from, to, library_comm_);
+  if (from == decomposition_ || decomposition_.empty()) {
+    std::int64_t rows = 0;
+    for (const RowBlock& block : to) rows += block.count;
+    global_rows_ = rows;
+    decomposition_ = to;
+  }
+  update_work({});
+  return stats;
+}
+
+RowBlock Runtime::eval_lbalance(int iteration, int max_iterations, std::span<const double> weight) {
+  api_used_ = true;
+  if (decomposition_.empty()) {
+    throw Error(Errc::bad_state,
+                "no decomposition to balance: call XMPI_Get_wsize (or register data) first");
+  }
+  if (config_.lb_model == "weight" && weight.size() != static_cast<std::size_t>(global_rows_)) {
+    throw Error(Errc::invalid_argument,
+                "weight: FLEXMPI_LB_MODEL=weight needs a weight for each of the " +
+                    std::to_string(global_rows_) + " rows");
+  }
+  if (config_.lb_model == "weight" && work_units_ == 0.0) update_work(weight);
+  if (monitor_->iteration_open()) end_iteration({});
+  // Evaluate an interval once, right after it closed (by this call or by
+  // XMPI_Monitor_iter_end just before it).
+  if (interval_traced_) return decomposition_[static_cast<std::size_t>(rank_)];
+
+  nlohmann::json extra;
+  if (config_.policy == "lb") {
+    // Rebalancing pays off only if iterations remain to use the new partition.
+    const bool may_rebalance = iteration + 1 < max_iterations;
+    const BalanceDecision decision = balancer_->evaluate(
+        *last_interval_, decomposition_, global_rows_,
+        config_.lb_model == "count" ? std::vector<double>{} : global_row_work(weight), may_rebalance);
+    extra = decision.to_json();
+    if (decision.changed) {
+      const double start = wall_seconds();
+      const RedistributionStats stats = move_to(decision.after);
+      update_work(weight);
+      extra["redistribution"] = {{"bytes_sent", stats.bytes_sent},
+                                 {"bytes_received", stats.bytes_received},
+                                 {"seconds", wall_seconds() - start}};
+      if (rank_ == 0) {
+        log_->info("interval {}: imbalance {:.2f}, rebalanced to {}", last_interval_->index,
+                   decision.verdict.imbalance, extra["partition"].dump());
+      }
+    }
+  }
+  trace_interval(extra);
+  return decomposition_[static_cast<std::size_t>(rank_)];
 }
 
 void Runtime::write_profile() noexcept {

@@ -13,11 +13,14 @@
 
 #include <spdlog/logger.h>
 
+#include "balancing/load_balancer.hpp"
 #include "config/config.hpp"
+#include "core/row_block.hpp"
 #include "monitoring/interval.hpp"
 #include "monitoring/metric.hpp"
 #include "monitoring/monitor.hpp"
 #include "profiling/comm_profile.hpp"
+#include "redistribution/data_registry.hpp"
 #include "trace/trace_writer.hpp"
 
 namespace flexmpi {
@@ -57,12 +60,38 @@ class Runtime {
   /// Closes it (thesis Fig. 4.3); at the end of a sampling interval this is
   /// collective: the per-process records are exchanged and traced.
   void end_iteration(std::span<long long> counts);
+  /// Closes the iteration opened by monitor_si_init, if open, and at the end
+  /// of a sampling interval runs the load balancer (thesis Fig. 5.4, Alg. 5):
+  /// may redistribute every registered structure. Returns this process's block.
+  /// weight: per-row workload (global, dsize entries) for FLEXMPI_LB_MODEL=weight.
+  RowBlock eval_lbalance(int iteration, int max_iterations, std::span<const double> weight);
+
+  /// The block `rank` owns in the decomposition of `rows` rows over `nprocs`
+  /// processes: the current decomposition if it is that one, else the block
+  /// partition (which becomes the current one when it is ours).
+  RowBlock block_of(int rank, int nprocs, std::int64_t rows);
+  /// The current decomposition (empty before any XMPI_Get_wsize/registration).
+  [[nodiscard]] const Decomposition& decomposition() const { return decomposition_; }
+
+  /// Registered data (thesis 4.5): the structures that follow the decomposition.
+  DataRegistry& data() { return data_; }
+  /// Moves every registered structure from this process's old block to its
+  /// new one (XMPI_Redistribute_data); collective.
+  RedistributionStats redistribute(const RowBlock& old_block, const RowBlock& new_block);
+
   /// The last completed sampling interval, if any.
   [[nodiscard]] const std::optional<IntervalReport>& last_interval() const { return last_interval_; }
 
  private:
   explicit Runtime(int thread_level);
+  /// Exchanges the per-process records of the finished interval (collective).
   void close_interval();
+  void trace_interval(const nlohmann::json& extra);
+  /// Moves the data to `target` and makes it the current decomposition.
+  RedistributionStats move_to(const Decomposition& target);
+  /// Work units of this process's block under the workload model.
+  void update_work(std::span<const double> weight);
+  std::vector<double> global_row_work(std::span<const double> weight);
   void write_profile() noexcept;
 
   static inline Runtime* instance_ = nullptr;
@@ -78,6 +107,11 @@ class Runtime {
   std::unique_ptr<Monitor> monitor_;
   std::unique_ptr<TraceWriter> trace_;
   std::optional<IntervalReport> last_interval_;
+  bool interval_traced_ = true;
+  std::int64_t global_rows_ = -1;  // rows of the decomposition; -1: none yet
+  Decomposition decomposition_;
+  DataRegistry data_;
+  std::unique_ptr<LoadBalancer> balancer_;
   int intervals_closed_ = 0;
   bool api_used_ = false;  // false: profile-only mode (no flexmpi call was made)
   double start_wall_ = 0.0;

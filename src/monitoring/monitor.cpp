@@ -44,6 +44,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   open_ = false;
   ++iterations_;
   current_.add(sample);
+  totals_.add(sample);
   for (std::size_t i = 0; i < requested_.size() && i < counts.size(); ++i) {
     counts[i] = counts_[requested_[i]];
   }

@@ -33,6 +33,9 @@ class Monitor {
   [[nodiscard]] const MetricBackend& metric() const { return metric_; }
   [[nodiscard]] const SpeedEmulator& emulator() const { return emulator_; }
 
+  /// Sums over every iteration monitored since start-up.
+  [[nodiscard]] const ProcessInterval& totals() const { return totals_; }
+
   /// The interval so far (with its communication totals); starts a new one.
   ProcessInterval take_interval();
   /// Per-operation communication of the interval last taken (thesis 5.3.2 input).
@@ -55,6 +58,7 @@ class Monitor {
   double mpi_start_ = 0.0;
 
   ProcessInterval current_;
+  ProcessInterval totals_;
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;
 };
