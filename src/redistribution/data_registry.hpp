@@ -1,0 +1,184 @@
+// Data redistribution (thesis 4.5, Algorithm 4): the registry of the
+// structures that follow the application's one-dimensional block
+// decomposition, and the collective that moves all of them when the
+// decomposition changes (load balancing, spawning, removing processes).
+//
+// Storage of a block of `count` rows starting at global row `displ` (SPEC 3):
+//   vector, distributed   count elements
+//   vector, replicated    all `size` elements on every process
+//   dense,  distributed   count x size elements, row-major
+//   dense,  replicated    size x size elements on every process
+//   CSR,    distributed   ia[0..count] starting at 0, ja (global column
+//                         indices) and values of the ia[count] local nonzeros
+//   CSR,    replicated    the whole matrix: ia[0..size], ja, values (nnz)
+//   CSC                   as CSR with columns in place of rows: column
+//                         blocks, column pointers, global row indices
+// Every structure registered here shares one decomposition (thesis 4.5.2),
+// so all have the same `size`.
+//
+// What redistribute() guarantees:
+//   - distributed structures: afterwards each process holds exactly its new
+//     block, in a buffer from malloc/realloc, and the user's pointer is
+//     updated. A process that only gains rows grows its buffer with realloc,
+//     one that only loses rows compacts it in place (and gives memory back
+//     with realloc only below half of it, as rows often come back), one that
+//     does both builds a new buffer and frees the old one;
+//   - replicated structures: the buffer stays where it is. Every process
+//     holds all rows, but only the rows it owns are current (it computes
+//     them). Afterwards every process holds, for every row of its NEW block,
+//     the value the row's OLD owner held; rows it owned before and still owns
+//     are untouched, and so are all rows outside its new block (they are as
+//     current, or as stale, as before). Thesis Alg. 4 uses MPI_Allgatherv,
+//     which also refreshes the rows a process does not own; the programs
+//     that need them (x of Jacobi and CG) gather them every iteration anyway,
+//     so moving only what changes owner is enough (Allgatherv would send
+//     every row to every process). A
+//     replicated sparse matrix has the same sparsity pattern (ia, ja) on
+//     every process, so only its values move.
+// Only rows that change owner move, each once, directly from the old owner
+// to the new one (no root); rows a process keeps do not leave it.
+//
+// Errors: every failure is a flexmpi::Error. Bad input to redistribute() is
+// detected before anything changes, the processes agree on it collectively,
+// and every process throws the same Errc::invalid_argument with every
+// structure untouched, bit for bit. Memory is allocated after that, and
+// agreed on too: if a process cannot get it, every process throws
+// Errc::out_of_memory with all contents intact (a buffer that realloc could
+// grow stays grown, and possibly moved, with the user's pointer updated).
+// An MPI failure while rows travel (Errc::mpi_failure) cannot be undone.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/row_block.hpp"
+#include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
+
+namespace flexmpi {
+
+/// What one call of DataRegistry::redistribute did on the calling process.
+/// Bytes and messages count the data of the structures only (rows that
+/// change owner), not the few control words the processes exchange to agree.
+struct RedistributionStats {
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t messages = 0;  ///< data messages this process sent
+  double seconds = 0.0;        ///< wall time of the call on this process
+};
+
+/// Largest message redistribute() sends by default: MPI counts are int, and
+/// data moves as MPI_BYTE, so one message carries at most INT_MAX bytes;
+/// larger transfers are split into several messages.
+inline constexpr std::uint64_t kMaxMessageBytes = INT_MAX;
+
+/// Both decompositions, one block per process, built from the blocks each
+/// process knows of itself (XMPI_Redistribute_data's arguments). Collective.
+struct DecompositionChange {
+  Decomposition from;
+  Decomposition to;
+};
+DecompositionChange gather_decomposition_change(const RowBlock& old_block,
+                                                const RowBlock& new_block, MPI_Comm comm);
+
+namespace detail {
+
+enum class Kind { vector, dense, csr, csc };
+
+/// One registered structure: the addresses of the user's pointers and what
+/// the registry needs of the datatype (only its extent: data moves as bytes).
+struct Structure {
+  Kind kind = Kind::vector;
+  Scheme scheme = Scheme::distributed;
+  void** data = nullptr;  ///< vector/dense: the buffer; sparse: the values
+  int** ptr = nullptr;    ///< sparse: row (CSR) or column (CSC) pointers
+  int** idx = nullptr;    ///< sparse: column (CSR) or row (CSC) indices
+  std::int64_t size = 0;
+  std::int64_t nnz = 0;    ///< sparse only
+  std::size_t extent = 0;  ///< bytes per element
+  [[nodiscard]] bool sparse() const { return kind == Kind::csr || kind == Kind::csc; }
+};
+
+}  // namespace detail
+
+class DataRegistry {
+ public:
+  DataRegistry() = default;
+  DataRegistry(const DataRegistry&) = delete;
+  DataRegistry& operator=(const DataRegistry&) = delete;
+
+  /// Registers a vector of `size` elements (thesis Fig. 4.23). data_address
+  /// is the address of the user's pointer, whose buffer must come from
+  /// malloc (a distributed one is reallocated). Throws Error(invalid_argument)
+  /// for a null or already registered address, a negative size, a size
+  /// different from the structures already registered, a null, uncommitted
+  /// or unsupported (lower bound not 0) datatype.
+  void register_vector(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
+  /// Registers a dense size x size matrix decomposed in row blocks (Fig. 4.24).
+  void register_dense(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
+  /// Registers a CSR matrix of `size` rows and `nnz` nonzeros (global),
+  /// decomposed in row blocks (Fig. 4.25). Indices are int (at most INT_MAX
+  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit.
+  void register_sparse(int** ia_address, int** ja_address, void** values_address, std::int64_t size,
+                       std::int64_t nnz, MPI_Datatype type, Scheme scheme);
+  /// Registers a CSC matrix decomposed in column blocks: col_ptr[0..count]
+  /// starting at 0, global row indices and values (thesis 4.5.1).
+  void register_sparse_csc(int** col_ptr_address, int** row_idx_address, void** values_address,
+                           std::int64_t size, std::int64_t nnz, MPI_Datatype type, Scheme scheme);
+
+  /// Forgets the structure one of whose registered addresses is `address`.
+  void unregister(const void* address);
+  void clear() noexcept;
+  [[nodiscard]] std::size_t structure_count() const noexcept { return structures_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return structures_.empty(); }
+  /// Rows (columns for CSC) of the shared decomposition; -1 while nothing is registered.
+  [[nodiscard]] std::int64_t rows() const noexcept { return rows_; }
+
+  /// Moves every registered structure from decomposition `from` to `to` (one
+  /// block per process of comm, in rank order, the same on every process).
+  /// Collective over comm, an intracommunicator the library owns (it uses
+  /// tags 32000-32001 and must not be used for anything else meanwhile).
+  /// Throws Error as described at the top of this file.
+  RedistributionStats redistribute(std::span<const RowBlock> from, std::span<const RowBlock> to,
+                                   MPI_Comm comm);
+
+  /// Work of each row of `local` for the nonzeros workload model
+  /// (XMPI_LB_NNZ, SPEC 2): the sum over the registered structures of the
+  /// row's nonzeros (a vector row counts 1, a dense row `size`, as thesis
+  /// 4.5.3 defines nnz for them; a sparse row its ia difference).
+  [[nodiscard]] std::vector<double> local_row_nonzeros(const RowBlock& local) const;
+  /// The same for the block this process owns now (local_block()); throws
+  /// Error(bad_state) if it is unknown.
+  [[nodiscard]] std::vector<double> local_row_nonzeros() const;
+  /// This process's block: the last one redistribute() moved the data to, or
+  /// the one given to set_local_block() (before the first redistribution).
+  [[nodiscard]] std::optional<RowBlock> local_block() const { return local_block_; }
+  void set_local_block(const RowBlock& block);
+
+  /// Largest message redistribute() sends (bytes, > 0); tests lower it to
+  /// exercise the splitting of transfers larger than INT_MAX bytes.
+  void set_max_message_bytes(std::uint64_t bytes);
+  [[nodiscard]] std::uint64_t max_message_bytes() const noexcept { return max_message_bytes_; }
+
+ private:
+  void add(const detail::Structure& structure);
+  void register_sparse_impl(detail::Kind kind, int** ptr_address, int** idx_address,
+                            void** values_address, std::int64_t size, std::int64_t nnz,
+                            MPI_Datatype type, Scheme scheme);
+  // Empty if this process sees nothing wrong with the call, else what is wrong.
+  [[nodiscard]] std::string check_local(std::span<const RowBlock> from,
+                                        std::span<const RowBlock> to, int rank, int nprocs) const;
+
+  std::vector<detail::Structure> structures_;
+  std::int64_t rows_ = -1;
+  std::optional<RowBlock> local_block_;
+  std::uint64_t max_message_bytes_ = kMaxMessageBytes;
+};
+
+}  // namespace flexmpi

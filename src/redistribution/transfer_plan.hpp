@@ -1,0 +1,53 @@
+// Who sends which rows to whom when a one-dimensional block decomposition
+// changes (thesis 4.5.2-4.5.3, Algorithm 4 line 2, "calculatePartitions").
+//
+// Pure arithmetic on RowBlocks, no MPI: the data registry turns a plan into
+// messages, and the serial tests check it against a row-by-row brute force.
+// Only rows that change owner appear in a plan, each exactly once: the rows
+// a process owns before and after stay where they are (`kept`).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/row_block.hpp"
+
+namespace flexmpi {
+
+/// Rows [first, first + rows) that go to (or come from) process `peer`.
+struct Transfer {
+  int peer = 0;
+  std::int64_t first = 0;
+  std::int64_t rows = 0;
+
+  friend bool operator==(const Transfer&, const Transfer&) = default;
+};
+
+/// What one process does when the decomposition changes from `from` to `to`.
+struct TransferPlan {
+  RowBlock old_block;              ///< from[rank]
+  RowBlock new_block;              ///< to[rank]
+  RowBlock kept;                   ///< old_block ∩ new_block (count 0 if disjoint)
+  std::vector<Transfer> sends;     ///< old_block \ kept, by increasing row (= increasing peer)
+  std::vector<Transfer> receives;  ///< new_block \ kept, by increasing row (= increasing peer)
+};
+
+/// Empty if `blocks` is a decomposition of [0, size) over nprocs processes:
+/// exactly nprocs blocks, non-negative counts, contiguous and in rank order.
+/// Otherwise a message that names `what` and the first offending block.
+std::string check_decomposition(std::span<const RowBlock> blocks, std::int64_t size, int nprocs,
+                                std::string_view what);
+
+/// The plan of process `rank`; `from` and `to` must be valid decompositions
+/// of the same rows (check_decomposition). O(log p + peers): the blocks are
+/// sorted, so the peers of a block are found by binary search.
+TransferPlan plan_transfers(std::span<const RowBlock> from, std::span<const RowBlock> to, int rank);
+
+/// Number of messages that carry `bytes` bytes when none may exceed
+/// `max_message_bytes` (> 0); 0 bytes need no message.
+std::uint64_t message_count(std::uint64_t bytes, std::uint64_t max_message_bytes);
+
+}  // namespace flexmpi
