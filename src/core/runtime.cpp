@@ -139,7 +139,7 @@ void Runtime::trace_interval(const nlohmann::json& extra) {
   if (!trace_) return;
   nlohmann::json record =
       interval_record(*last_interval_, config_.dedicated_threshold, config_.imbalance_threshold);
-  record.update(extra);
+  if (extra.is_object()) record.update(extra);
   trace_->write(record);
 }
 
