@@ -1,0 +1,131 @@
+// Hostfile parsing (thesis 5.4.1, 5.4.3): `hostname:procType:numPE[:cost]`
+// lines, comments and blank lines; each malformed line is reported with its
+// line number.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "resources/hostfile.hpp"
+
+namespace flexmpi {
+namespace {
+
+using ::testing::HasSubstr;
+
+void expect_malformed(const std::string& text, const std::string& where,
+                      const std::string& also_in_message = "") {
+  SCOPED_TRACE(text);
+  try {
+    parse_hostfile(text, "cluster.txt");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr(where));
+    if (!also_in_message.empty()) {
+      EXPECT_THAT(e.what(), HasSubstr(also_in_message));
+    }
+  }
+}
+
+TEST(Hostfile, ParsesNodesWithCommentsBlankLinesAndCosts) {
+  const auto nodes = parse_hostfile(
+      "# a small cluster\n"
+      "\n"
+      "node1:C1:4\n"
+      "   \n"
+      "  node2 : C2 : 8 : 0.5   # cheaper nodes\n"
+      "node3:C1:2:0\r\n"
+      "# the end\n",
+      "cluster.txt");
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[0].hostname, "node1");
+  EXPECT_EQ(nodes[0].proc_type, "C1");
+  EXPECT_EQ(nodes[0].processing_elements, 4);
+  EXPECT_FALSE(nodes[0].cost.has_value());
+  EXPECT_EQ(nodes[1].hostname, "node2");
+  EXPECT_EQ(nodes[1].proc_type, "C2");
+  EXPECT_EQ(nodes[1].processing_elements, 8);
+  ASSERT_TRUE(nodes[1].cost.has_value());
+  EXPECT_DOUBLE_EQ(*nodes[1].cost, 0.5);
+  EXPECT_EQ(nodes[2].hostname, "node3");
+  EXPECT_EQ(nodes[2].processing_elements, 2);
+  ASSERT_TRUE(nodes[2].cost.has_value());
+  EXPECT_DOUBLE_EQ(*nodes[2].cost, 0.0);
+}
+
+TEST(Hostfile, LastLineWithoutNewline) {
+  const auto nodes = parse_hostfile("a:C1:1\nb:C2:3:1.25", "h");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[1].hostname, "b");
+  EXPECT_DOUBLE_EQ(nodes[1].cost.value(), 1.25);
+}
+
+TEST(Hostfile, MalformedLinesNameFileAndLine) {
+  // The bad line is always line 3, after a comment and a good node.
+  const std::string head = "# nodes\nok:C1:2\n";
+  expect_malformed(head + "a:C1\n", "cluster.txt:3:", "hostname:procType:numPE");
+  expect_malformed(head + "a\n", "cluster.txt:3:", "hostname:procType:numPE");
+  expect_malformed(head + "a:C1:2:1:5\n", "cluster.txt:3:", "hostname:procType:numPE");
+  expect_malformed(head + ":C1:2\n", "cluster.txt:3:", "hostname:procType:numPE");
+  expect_malformed(head + "a::2\n", "cluster.txt:3:", "hostname:procType:numPE");
+  expect_malformed(head + "a:C1:0\n", "cluster.txt:3:", "numPE '0'");
+  expect_malformed(head + "a:C1:-1\n", "cluster.txt:3:", "numPE '-1'");
+  expect_malformed(head + "a:C1:x\n", "cluster.txt:3:", "numPE 'x'");
+  expect_malformed(head + "a:C1:2.5\n", "cluster.txt:3:", "numPE '2.5'");
+  expect_malformed(head + "a:C1:\n", "cluster.txt:3:", "numPE ''");
+  expect_malformed(head + "a:C1:2:abc\n", "cluster.txt:3:", "cost 'abc'");
+  expect_malformed(head + "a:C1:2:-1\n", "cluster.txt:3:", "cost '-1'");
+  expect_malformed(head + "a:C1:2:\n", "cluster.txt:3:", "cost ''");
+  expect_malformed(head + "a:C1:2:inf\n", "cluster.txt:3:", "cost 'inf'");
+  expect_malformed(head + "a:C1:2:nan\n", "cluster.txt:3:", "cost 'nan'");
+}
+
+TEST(Hostfile, DuplicateHostIsAnErrorOnItsSecondLine) {
+  expect_malformed("a:C1:2\nb:C1:2\n\na:C2:4\n", "cluster.txt:4:", "'a'");
+  // Whitespace around the name does not make it a different host.
+  expect_malformed("a:C1:2\n  a :C1:2\n", "cluster.txt:2:", "'a'");
+}
+
+TEST(Hostfile, FileWithoutNodesIsAnError) {
+  expect_malformed("", "cluster.txt", "no node");
+  expect_malformed("# only a comment\n\n   \n", "cluster.txt", "no node");
+}
+
+TEST(Hostfile, ReadsAFile) {
+  const auto path = std::filesystem::current_path() / "hostfile_read_test.txt";
+  std::ofstream(path) << "x:C1:3:2\ny:C2:1\n";
+  const auto nodes = read_hostfile(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0].hostname, "x");
+  EXPECT_EQ(nodes[0].processing_elements, 3);
+  EXPECT_DOUBLE_EQ(nodes[0].cost.value(), 2.0);
+  EXPECT_EQ(nodes[1].proc_type, "C2");
+}
+
+TEST(Hostfile, ErrorsInAFileNameThePath) {
+  const auto path = std::filesystem::current_path() / "hostfile_bad_test.txt";
+  std::ofstream(path) << "x:C1:3\ny:C2:zero\n";
+  try {
+    read_hostfile(path.string());
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr(path.string() + ":2:"));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Hostfile, MissingFileIsAnErrorNamingThePath) {
+  try {
+    read_hostfile("/nonexistent/dir/hosts.txt");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/dir/hosts.txt"));
+  }
+}
+
+}  // namespace
+}  // namespace flexmpi

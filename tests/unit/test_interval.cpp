@@ -1,0 +1,135 @@
+// Aggregation of iteration samples per sampling interval (thesis 3.3, 4.2)
+// and the interval report the balancer reads, on hand-computed examples.
+// Values are binary fractions so the sums are exact.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+
+#include "monitoring/interval.hpp"
+
+namespace flexmpi {
+namespace {
+
+using ::testing::ElementsAre;
+
+ProcessInterval process(double wall, double cpu, double mpi, double metric = 0.0) {
+  ProcessInterval p;
+  p.iterations = 1;
+  p.wall = wall;
+  p.cpu = cpu;
+  p.mpi = mpi;
+  p.metric = metric;
+  return p;
+}
+
+TEST(IterationSample, ComputationIsWallMinusMpi) {
+  const IterationSample s{.wall = 1.5, .cpu = 1.25, .mpi = 0.25, .metric = 100};
+  EXPECT_DOUBLE_EQ(s.computation(), 1.25);
+}
+
+TEST(ProcessInterval, AddSumsSamplesAndCountsIterations) {
+  ProcessInterval p;
+  p.add({.wall = 1.0, .cpu = 0.75, .mpi = 0.25, .metric = 10});
+  p.add({.wall = 2.0, .cpu = 1.5, .mpi = 0.5, .metric = 20});
+  p.add({.wall = 0.5, .cpu = 0.5, .mpi = 0.0, .metric = 5});
+  EXPECT_EQ(p.iterations, 3);
+  EXPECT_DOUBLE_EQ(p.wall, 3.5);
+  EXPECT_DOUBLE_EQ(p.cpu, 2.75);
+  EXPECT_DOUBLE_EQ(p.mpi, 0.75);
+  EXPECT_DOUBLE_EQ(p.metric, 35);
+  EXPECT_DOUBLE_EQ(p.computation(), 2.75);
+  // Communication totals come from the profile, not from the samples.
+  EXPECT_EQ(p.mpi_calls, 0.0);
+  EXPECT_EQ(p.bytes_sent, 0.0);
+  EXPECT_EQ(p.bytes_received, 0.0);
+}
+
+TEST(ProcessInterval, SharedFractionIsLostCpuShare) {
+  EXPECT_DOUBLE_EQ(process(4.0, 3.0, 0.0).shared_fraction(), 0.25);
+  EXPECT_DOUBLE_EQ(process(2.0, 2.0, 0.0).shared_fraction(), 0.0);
+  EXPECT_DOUBLE_EQ(process(2.0, 0.0, 0.0).shared_fraction(), 1.0);
+}
+
+TEST(ProcessInterval, SharedFractionClampsAndHandlesZeroTime) {
+  // CPU slightly above wall (clock granularity) is a dedicated PE, not negative sharing.
+  EXPECT_DOUBLE_EQ(process(1.0, 1.25, 0.0).shared_fraction(), 0.0);
+  EXPECT_DOUBLE_EQ(process(1.0, -1.0, 0.0).shared_fraction(), 1.0);
+  EXPECT_DOUBLE_EQ(process(0.0, 0.0, 0.0).shared_fraction(), 0.0);
+  EXPECT_DOUBLE_EQ(process(0.0, 0.5, 0.0).shared_fraction(), 0.0);
+}
+
+TEST(ProcessInterval, SpeedIsMetricPerSecondOfComputation) {
+  EXPECT_DOUBLE_EQ(process(3.0, 3.0, 1.0, 500).speed(), 250.0);
+  EXPECT_DOUBLE_EQ(process(0.5, 0.5, 0.0, 100).speed(), 200.0);
+  EXPECT_DOUBLE_EQ(process(1.0, 1.0, 1.0, 100).speed(), 0.0);  // no computation time
+  EXPECT_DOUBLE_EQ(process(0.0, 0.0, 0.0, 100).speed(), 0.0);
+}
+
+TEST(ProcessInterval, PackUnpackRoundTrip) {
+  ProcessInterval p;
+  p.rank = 5;
+  p.iterations = 100;
+  p.wall = 1.125;
+  p.cpu = 1.0;
+  p.mpi = 0.0625;
+  p.metric = 123456789.0;
+  p.mpi_calls = 400;
+  p.bytes_sent = 8e9;
+  p.bytes_received = 3.5e6;
+  std::array<double, ProcessInterval::kFieldCount> packed{};
+  p.pack(packed);
+  const ProcessInterval q = ProcessInterval::unpack(packed);
+  EXPECT_EQ(q.rank, 5);
+  EXPECT_EQ(q.iterations, 100);
+  EXPECT_EQ(q.wall, p.wall);
+  EXPECT_EQ(q.cpu, p.cpu);
+  EXPECT_EQ(q.mpi, p.mpi);
+  EXPECT_EQ(q.metric, p.metric);
+  EXPECT_EQ(q.mpi_calls, p.mpi_calls);
+  EXPECT_EQ(q.bytes_sent, p.bytes_sent);
+  EXPECT_EQ(q.bytes_received, p.bytes_received);
+  // Every field has its own slot.
+  std::array<double, ProcessInterval::kFieldCount> sorted = packed;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+}
+
+TEST(IntervalReport, ImbalanceIsMaxMinusMinOverMaxOfComputation) {
+  IntervalReport r;
+  // computations 1, 2, 4 (MPI time is not computation)
+  r.processes = {process(1.5, 1.5, 0.5), process(2.0, 2.0, 0.0), process(5.0, 5.0, 1.0)};
+  EXPECT_DOUBLE_EQ(r.imbalance(), 0.75);
+  r.processes = {process(2.0, 2.0, 0.0), process(2.5, 2.5, 0.5)};
+  EXPECT_DOUBLE_EQ(r.imbalance(), 0.0);
+  r.processes = {process(8.0, 8.0, 0.0), process(6.0, 6.0, 0.0)};
+  EXPECT_DOUBLE_EQ(r.imbalance(), 0.25);
+}
+
+TEST(IntervalReport, ImbalanceOfEmptyOrZeroTimeIsZero) {
+  IntervalReport r;
+  EXPECT_EQ(r.imbalance(), 0.0);
+  r.processes = {process(0.0, 0.0, 0.0), process(0.0, 0.0, 0.0)};
+  EXPECT_EQ(r.imbalance(), 0.0);
+  r.processes = {process(1.0, 1.0, 0.0)};
+  EXPECT_EQ(r.imbalance(), 0.0);
+  r.processes = {process(0.0, 0.0, 0.0), process(2.0, 2.0, 0.0)};
+  EXPECT_DOUBLE_EQ(r.imbalance(), 1.0);
+}
+
+TEST(IntervalReport, SharedFlagsAreStrictlyAboveThreshold) {
+  IntervalReport r;
+  r.processes = {process(4.0, 4.0, 0.0),   // 0
+                 process(4.0, 3.0, 0.0),   // 0.25
+                 process(4.0, 1.0, 0.0),   // 0.75
+                 process(0.0, 0.0, 0.0),   // no time: dedicated
+                 process(4.0, 4.5, 0.0)};  // clamped to 0
+  EXPECT_THAT(r.shared_flags(0.05), ElementsAre(false, true, true, false, false));
+  EXPECT_THAT(r.shared_flags(0.25), ElementsAre(false, false, true, false, false));
+  EXPECT_THAT(r.shared_flags(0.8), ElementsAre(false, false, false, false, false));
+  EXPECT_TRUE(IntervalReport{}.shared_flags(0.05).empty());
+}
+
+}  // namespace
+}  // namespace flexmpi
