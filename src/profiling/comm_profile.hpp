@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "monitoring/clock.hpp"
+
 namespace flexmpi {
 
 /// Every profiled MPI operation, generated from mpi_functions.def.
@@ -55,6 +57,9 @@ class CommProfile {
   void record(MpiOp op, int comm_size, std::uint64_t sent, std::uint64_t received,
               double seconds) noexcept;
 
+  /// The clock the wrappers time MPI calls with (ticks; see IntervalTimer).
+  [[nodiscard]] const IntervalTimer& timer() const noexcept { return timer_; }
+
   /// Time spent in MPI since start-up (cumulative), read by the monitor.
   [[nodiscard]] double mpi_seconds() const noexcept { return totals_.seconds; }
   /// Sum over all operations since start-up.
@@ -66,6 +71,7 @@ class CommProfile {
   void add(MpiOp op, int comm_size, const OpStats& call) noexcept;
 
   bool thread_safe_;
+  IntervalTimer timer_;
   std::mutex mutex_;
   OpStats totals_;
   std::array<std::vector<OpRecord>, kMpiOpCount> table_;

@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "core/runtime.hpp"
-#include "monitoring/clock.hpp"
 #include "profiling/comm_profile.hpp"
 
 namespace flexmpi {
@@ -55,13 +54,14 @@ template <class Call, class Sent, class Received>
 int profiled(MpiOp op, MPI_Comm comm, Call&& call, Sent&& sent, Received&& received_bytes) {
   Runtime* runtime = Runtime::instance();
   if (runtime == nullptr) return call();
-  const double start = wall_seconds();
+  CommProfile& profile = runtime->comm_profile();
+  const std::uint64_t start = profile.timer().now();
   const int code = call();
-  const double elapsed = wall_seconds() - start;
+  const double elapsed = profile.timer().seconds(profile.timer().now() - start);
   if (code == MPI_SUCCESS) {
-    runtime->comm_profile().record(op, group_size(comm), sent(), received_bytes(), elapsed);
+    profile.record(op, group_size(comm), sent(), received_bytes(), elapsed);
   } else {
-    runtime->comm_profile().record(op, group_size(comm), 0, 0, elapsed);
+    profile.record(op, group_size(comm), 0, 0, elapsed);
   }
   return code;
 }
