@@ -126,7 +126,9 @@ TEST(BusyWait, BurnsCpuForTheWholeWait) {
     EXPECT_GE(wall, 0.05) << "returned early";
     attempts += "  CPU/wall " + std::to_string(cpu / wall) + " (a computation got " +
                 std::to_string(available) + ")\n";
-    passed = cpu >= 0.8 * wall || cpu >= 0.8 * available * wall;
+    // On a crowded core a long spin gets less than the short computation
+    // before it; a sleep gets almost nothing.
+    passed = cpu >= 0.8 * wall || cpu >= 0.5 * available * wall;
   }
   EXPECT_TRUE(passed) << "busy_wait should spin, not sleep:\n" << attempts;
 }
