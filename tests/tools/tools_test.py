@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Tests of flexrun, flexmpi-plot and the installed package (tests/tools/CMakeLists.txt).
+
+    tools_test.py --flexrun PATH --plot PATH --probe PATH --mpi openmpi|mpich --work DIR CHECK
+
+Each CHECK is one CTest test; it works in DIR/CHECK and exits non-zero with
+a message saying what was expected and what happened.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+CHECKS = {}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(name):
+    def register(function):
+        CHECKS[name] = function
+        return function
+    return register
+
+
+def expect(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(command, env=None, timeout=120, cwd=None):
+    """Runs a command, echoing it and its output (CTest shows them on failure)."""
+    print("$ " + " ".join(shlex.quote(str(word)) for word in command), flush=True)
+    result = subprocess.run([str(word) for word in command], env=env, cwd=cwd, timeout=timeout,
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if result.stdout:
+        print(result.stdout, end="" if result.stdout.endswith("\n") else "\n")
+    if result.stderr:
+        print("[stderr] " + result.stderr.replace("\n", "\n[stderr] ").rstrip("[stderr] "))
+    print(f"[exit {result.returncode}]", flush=True)
+    return result
+
+
+def settings_table(args):
+    """{option: (variable, default, accepted)} from `flexrun --settings-table`."""
+    result = run([args.flexrun, "--settings-table"])
+    expect(result.returncode == 0, "flexrun --settings-table failed")
+    table = {}
+    for line in result.stdout.splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        variable, option = cells[0].strip("`"), cells[1].strip("`")
+        expect(option.startswith("--"), f"bad settings-table line: {line}")
+        table[option[2:]] = (variable, cells[2], cells[3])
+    expect(table, "flexrun --settings-table printed no setting")
+    return table
+
+
+def fake_mpiexec(args, flavour):
+    """A stand-in launcher: answers --version like `flavour` and records how it was run."""
+    path = os.path.join(args.workdir, f"fake-mpiexec-{flavour}")
+    banner = {"openmpi": "mpiexec (OpenRTE) 4.1.4\\n\\nReport bugs to http://www.open-mpi.org/",
+              "mpich": "HYDRA build details:\\n    Version:    4.0.2\\n"}[flavour]
+    with open(path, "w") as stream:
+        stream.write(f"""#!{sys.executable}
+import json, os, sys
+if sys.argv[1:] == ["--version"]:
+    print("{banner}")
+    sys.exit(0)
+with open(os.environ["FAKE_MPIEXEC_RECORD"], "w") as out:
+    json.dump({{"argv": sys.argv[1:], "env": dict(os.environ)}}, out)
+""")
+    os.chmod(path, 0o755)
+    return path
+
+
+def clean_environment():
+    """The test's environment without any FLEXMPI_* or launcher-tuning variable."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("FLEXMPI_", "OMPI_MCA_rmaps", "OMPI_MCA_mpi_yield", "OMPI_ALLOW"))}
+
+
+def mpi_environment():
+    """The test's environment (with the MPI settings of CTest) without FLEXMPI_* variables."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
+
+
+def dry_run_exports(output):
+    """{variable: value} of the export lines of a --dry-run."""
+    exports = {}
+    for line in output.splitlines():
+        if line.startswith("export "):
+            words = shlex.split(line[len("export "):], comments=True)
+            name, _, value = words[0].partition("=")
+            exports[name] = value
+    return exports
+
+
+def dry_run_command(output):
+    lines = [line for line in output.splitlines() if line and not line.startswith(("#", "export "))]
+    expect(len(lines) == 1, f"expected one command line in the dry run, got {lines}")
+    return shlex.split(lines[0])
+
+
+# Option values every table is expected to accept (SPEC section 4).
+SAMPLE_VALUES = {
+    "sampling-interval": "7", "imbalance-threshold": "0.2", "dedicated-threshold": "0.1",
+    "k": "5", "lb-model": "nnz", "partitioner": "rcp", "metric": "work", "policy": "lb",
+    "goal": "0.75", "constraint": "cost", "scheduler": "balance_occupied",
+    "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "profile": "-",
+    "log-level": "warn",
+}
+
+
+@check("flexrun-dry-run")
+def flexrun_dry_run(args):
+    table = settings_table(args)
+    hostfile = os.path.join(args.workdir, "cluster.txt")
+    with open(hostfile, "w") as stream:
+        stream.write("# test cluster\nnode1:C1:2:1.5\nnode2:C2:4\n")
+    values = dict(SAMPLE_VALUES, hostfile=hostfile)
+    for option in table:
+        expect(option in values, f"no sample value for the new setting --{option}: add one to "
+               "SAMPLE_VALUES in tests/tools/tools_test.py")
+    program = ["./app", "-n", "3", "a b", "--trace=not-for-flexrun", "--", "x"]
+    command = [args.flexrun, "--dry-run", "-n", "1000"]
+    command += [f"--{option}={values[option]}" for option in table] + program
+    env = clean_environment()
+    result = run(command, env=env)
+    expect(result.returncode == 0, "flexrun --dry-run failed")
+    exports = dry_run_exports(result.stdout)
+    for option, (variable, _, _) in table.items():
+        expect(exports.get(variable) == values[option],
+               f"--{option}={values[option]} should set {variable}, dry run exports "
+               f"{variable}={exports.get(variable)!r}")
+    words = dry_run_command(result.stdout)
+    expect(words[-len(program):] == program,
+           f"the program and its arguments must be passed untouched: {words[-len(program):]}")
+    expect(words[-len(program) - 2:-len(program)] == ["-n", "1000"], f"-n 1000 missing: {words}")
+    forwarded = [words[i + 1] for i, word in enumerate(words[:-len(program)]) if word == "-x"]
+    if args.mpi == "openmpi":
+        expect(sorted(forwarded) == sorted(v for v, _, _ in table.values()),
+               f"Open MPI: every FLEXMPI_* variable must be forwarded with -x, got {forwarded}")
+        expect(exports.get("OMPI_MCA_rmaps_base_oversubscribe") == "1" and
+               exports.get("OMPI_MCA_mpi_yield_when_idle") == "1",
+               "1000 processes > cores: oversubscription and yield_when_idle must be set")
+        if os.geteuid() == 0:
+            expect(exports.get("OMPI_ALLOW_RUN_AS_ROOT") == "1" and
+                   exports.get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == "1",
+                   "running as root with Open MPI: OMPI_ALLOW_RUN_AS_ROOT* must be set")
+    else:
+        expect(not forwarded, f"MPICH forwards the environment itself: no -x expected: {words}")
+
+    # A user's own choice is kept; an inherited FLEXMPI_* setting is passed on
+    # unless an option overrides it.
+    env = dict(clean_environment(), OMPI_MCA_rmaps_base_oversubscribe="0", FLEXMPI_K="4",
+               FLEXMPI_LOG_LEVEL="error")
+    result = run([args.flexrun, "--dry-run", "-n", "1000", "--log-level=debug", "./app"], env=env)
+    expect(result.returncode == 0, "flexrun --dry-run failed")
+    exports = dry_run_exports(result.stdout)
+    expect("OMPI_MCA_rmaps_base_oversubscribe" not in exports,
+           "flexrun must not override OMPI_MCA_rmaps_base_oversubscribe set by the user")
+    expect(exports.get("FLEXMPI_K") == "4", "inherited FLEXMPI_K=4 must be passed on")
+    expect(exports.get("FLEXMPI_LOG_LEVEL") == "debug", "--log-level must override the environment")
+
+    # --help lists every setting with its variable and default, from the table.
+    result = run([args.flexrun, "--help"])
+    expect(result.returncode == 0, "flexrun --help failed")
+    for option, (variable, default, _) in table.items():
+        expect(f"--{option}" in result.stdout and f"{variable}, default {default}" in result.stdout,
+               f"flexrun --help must list --{option} with {variable} and its default {default}")
+
+
+@check("flexrun-exec")
+def flexrun_exec(args):
+    """flexrun really execs the launcher with the settings in its environment."""
+    for flavour in ("openmpi", "mpich"):
+        launcher = fake_mpiexec(args, flavour)
+        record = os.path.join(args.workdir, f"record-{flavour}.json")
+        env = dict(clean_environment(), FAKE_MPIEXEC_RECORD=record, FLEXMPI_K="4")
+        result = run([args.flexrun, f"--mpiexec={launcher}", "-n", "3", "--sampling-interval=9",
+                      "--mpiexec-arg=--bind-to", "--mpiexec-arg=none", "./app", "--k=1", "'q'"],
+                     env=env)
+        expect(result.returncode == 0, f"flexrun with a {flavour} launcher failed")
+        with open(record) as stream:
+            seen = json.load(stream)
+        expect(seen["env"].get("FLEXMPI_SAMPLING_INTERVAL") == "9",
+               "the launcher must get FLEXMPI_SAMPLING_INTERVAL=9 in its environment")
+        expect(seen["env"].get("FLEXMPI_K") == "4",
+               "the inherited FLEXMPI_K must reach the launcher")
+        tail = ["--bind-to", "none", "-n", "3", "./app", "--k=1", "'q'"]
+        expect(seen["argv"][-len(tail):] == tail, f"launcher arguments: {seen['argv']}")
+        if flavour == "openmpi":
+            expect(seen["argv"][:4] == ["-x", "FLEXMPI_K", "-x", "FLEXMPI_SAMPLING_INTERVAL"] or
+                   seen["argv"][:4] == ["-x", "FLEXMPI_SAMPLING_INTERVAL", "-x", "FLEXMPI_K"],
+                   f"Open MPI: settings must be forwarded with -x: {seen['argv']}")
+        else:
+            expect(seen["argv"] == tail, f"MPICH: no -x expected: {seen['argv']}")
+
+
+@check("flexrun-bad-value")
+def flexrun_bad_value(args):
+    table = settings_table(args)
+    launcher = fake_mpiexec(args, "openmpi")
+    record = os.path.join(args.workdir, "launched.json")
+    env = dict(clean_environment(), FAKE_MPIEXEC_RECORD=record)
+    cases = [("sampling-interval", "0"), ("imbalance-threshold", "1.5"), ("log-level", "loud"),
+             ("emulate-speed", "1.0,fast"), ("hostfile", os.path.join(args.workdir, "missing.txt"))]
+    for option, value in cases:
+        variable, _, accepted = table[option]
+        result = run([args.flexrun, f"--mpiexec={launcher}", "-n", "2", f"--{option}={value}",
+                      "./app"], env=env)
+        expect(result.returncode == 2, f"--{option}={value}: exit code 2 expected")
+        expect(f"--{option}" in result.stderr and variable in result.stderr and
+               accepted in result.stderr,
+               f"--{option}={value}: the message must name --{option}, {variable} and what is "
+               f"accepted ({accepted})")
+    # A bad value inherited from the environment, and a misspelt variable.
+    for name, value, needle in [("FLEXMPI_SAMPLING_INTERVAL", "ten", "FLEXMPI_SAMPLING_INTERVAL"),
+                                ("FLEXMPI_SAMPLING_INTERVALL", "10", "unknown setting")]:
+        result = run([args.flexrun, f"--mpiexec={launcher}", "-n", "2", "./app"],
+                     env=dict(env, **{name: value}))
+        expect(result.returncode == 2 and needle in result.stderr,
+               f"{name}={value} in the environment: exit 2 and a message with '{needle}' expected")
+    for command in ([args.flexrun, "--no-such-option", "./app"], [args.flexrun, "-n", "2"],
+                    [args.flexrun, "-n", "zero", "./app"]):
+        result = run(command, env=env)
+        expect(result.returncode == 2, f"{command[1:]}: usage error, exit code 2 expected")
+    expect(not os.path.exists(record), "nothing may be launched when a value is invalid")
+
+
+def probe_run(args, extra_options, probe_args, timeout=120):
+    env = mpi_environment()
+    return run([args.flexrun, "-n", "2"] + extra_options + [args.probe] + probe_args, env=env,
+               timeout=timeout)
+
+
+@check("flexrun-launch")
+def flexrun_launch(args):
+    trace = os.path.join(args.workdir, "trace.jsonl")
+    result = probe_run(args, ["--sampling-interval=7", f"--trace={trace}", "--log-level=warn"],
+                       ["--expect", "FLEXMPI_SAMPLING_INTERVAL=7", "--expect",
+                        f"FLEXMPI_TRACE={trace}", "--expect", "FLEXMPI_LOG_LEVEL=warn",
+                        "--iterations", "40", "--", "-n", "3", "a b"])
+    expect(result.returncode == 0, "the 2-rank probe launched by flexrun failed")
+    for rank in (0, 1):
+        expect(f"probe: rank {rank}: FLEXMPI_SAMPLING_INTERVAL=7" in result.stdout,
+               f"rank {rank} did not get FLEXMPI_SAMPLING_INTERVAL=7")
+    expect("probe: argv[0]=-n\nprobe: argv[1]=3\nprobe: argv[2]=a b\n" in result.stdout,
+           "the program's arguments must arrive untouched")
+    with open(trace) as stream:
+        records = [json.loads(line) for line in stream if line.strip()]
+    expect(len(records) == 40 // 7, f"40 iterations / 7 per interval: expected {40 // 7} trace "
+           f"lines, got {len(records)}")
+    expect(all(r["iterations"] == 7 and len(r["computation_time"]) == 2 for r in records),
+           "every trace line must cover 7 iterations of 2 processes")
+
+
+@check("flexrun-preload")
+def flexrun_preload(args):
+    """Profile-only mode: an MPI program that does not know flexmpi is profiled."""
+    profile = os.path.join(args.workdir, "profile.json")
+    result = run([args.flexrun, "-n", "2", "--preload", f"--profile={profile}", args.plain],
+                 env=mpi_environment())
+    expect(result.returncode == 0 and "plain_mpi: sum 2" in result.stdout,
+           "flexrun --preload -n 2 plain_mpi failed")
+    expect(os.path.exists(profile), f"the profile {profile} was not written")
+    with open(profile) as stream:
+        text = stream.read()
+    expect("MPI_Allreduce" in text, f"the profile does not mention MPI_Allreduce:\n{text[:500]}")
+
+
+@check("plot-real-trace")
+def plot_real_trace(args):
+    trace = os.path.join(args.workdir, "trace.jsonl")
+    result = probe_run(args, ["--sampling-interval=5", f"--trace={trace}",
+                              "--emulate-speed=1.0,0.5"], ["--iterations", "60"])
+    expect(result.returncode == 0, "the 2-rank probe launched by flexrun failed")
+    outdir = os.path.join(args.workdir, "plots")
+    shutil.rmtree(outdir, ignore_errors=True)
+    result = run([args.plot, trace, "-o", outdir])
+    expect(result.returncode == 0, "flexmpi-plot failed on a real trace")
+    paths = result.stdout.split()
+    names = sorted(os.path.basename(p) for p in paths)
+    for wanted in ("computation_time.png", "imbalance.png", "mpi_time.png", "overview.png"):
+        expect(wanted in names, f"{wanted} missing from the printed paths {names}")
+    for path in paths:
+        with open(path, "rb") as stream:
+            expect(stream.read(8) == PNG_SIGNATURE, f"{path} is not a PNG file")
+        expect(os.path.getsize(path) > 10000, f"{path} is suspiciously small")
+
+
+def synthetic_trace(path, intervals=12):
+    """A trace with the fields later components add: decisions, partition, nprocs changes."""
+    with open(path, "w") as stream:
+        for i in range(intervals):
+            nprocs = 2 if i < 6 else 3
+            partition = [500, 500] if i < 3 else [670, 330] if i < 6 else [450, 330, 220]
+            times = [p * 1e-4 * (1.0 if rank != 1 else 2.0) for rank, p in enumerate(partition)]
+            record = {"interval": i, "first_iteration": 10 * i, "iterations": 10, "nprocs": nprocs,
+                      "metric": "work", "computation_time": times, "cpu_time": times,
+                      "wall_time": [max(times) + 0.001] * nprocs,
+                      "mpi_time": [max(times) - t + 0.001 for t in times],
+                      "speed": [p / t for p, t in zip(partition, times)],
+                      "shared": [False] * nprocs,
+                      "imbalance": (max(times) - min(times)) / max(times),
+                      "imbalance_threshold": 0.15,
+                      "decision": "rebalance" if i == 2 else "spawn" if i == 5 else "none",
+                      "partition": partition}
+            stream.write(json.dumps(record) + "\n")
+
+
+@check("plot-errors")
+def plot_errors(args):
+    good = os.path.join(args.workdir, "synthetic.jsonl")
+    synthetic_trace(good)
+    outdir = os.path.join(args.workdir, "plots")
+    result = run([args.plot, good, "-o", outdir])
+    expect(result.returncode == 0, "flexmpi-plot failed on a trace with partition and nprocs")
+    names = sorted(os.path.basename(p) for p in result.stdout.split())
+    for wanted in ("partition.png", "nprocs.png"):
+        expect(wanted in names, f"{wanted} expected for a trace with partitions and a process "
+               f"count change, got {names}")
+
+    with open(good) as stream:
+        lines = stream.readlines()
+    malformed = os.path.join(args.workdir, "malformed.jsonl")
+    with open(malformed, "w") as stream:
+        stream.writelines(lines[:2] + ['{"interval": 2, "computation_time": [0.1, \n'] + lines[3:])
+    missing_field = os.path.join(args.workdir, "missing-field.jsonl")
+    with open(missing_field, "w") as stream:
+        stream.writelines(lines[:4] + ['{"interval": 4}\n'])
+    empty = os.path.join(args.workdir, "empty.jsonl")
+    open(empty, "w").close()
+    cases = [(malformed, "line 3"), (missing_field, "line 5"), (empty, "empty trace"),
+             (os.path.join(args.workdir, "no-such-trace.jsonl"), "no such file")]
+    for path, needle in cases:
+        result = run([args.plot, path, "-o", os.path.join(args.workdir, "unused")])
+        expect(result.returncode == 1, f"{os.path.basename(path)}: exit code 1 expected")
+        expect(needle in result.stderr and path in result.stderr and
+               "Traceback" not in result.stderr,
+               f"{os.path.basename(path)}: a one-line message naming the file and '{needle}' "
+               "expected")
+
+
+@check("readme-settings")
+def readme_settings(args):
+    """README.md's configuration table is `flexrun --settings-table`, verbatim."""
+    readme = os.path.join(args.source_dir, "README.md")
+    with open(readme) as stream:
+        text = stream.read()
+    match = re.search(r"<!-- settings-table begin[^>]*-->\n(.*?)<!-- settings-table end -->", text,
+                      re.S)
+    expect(match, "README.md has no <!-- settings-table begin --> ... end block")
+    result = run([args.flexrun, "--settings-table"])
+    expect(result.returncode == 0, "flexrun --settings-table failed")
+    if match.group(1) != result.stdout:
+        if args.update:
+            with open(readme, "w") as stream:
+                stream.write(text[:match.start(1)] + result.stdout + text[match.end(1):])
+            print(f"updated {readme}")
+            return
+        raise Failure("README.md's settings table differs from `flexrun --settings-table` (the "
+                      "table in src/config/config.cpp changed). Regenerate it with: "
+                      "python3 tests/tools/tools_test.py --flexrun build/tools/flexrun "
+                      "--source-dir . --update readme-settings")
+
+
+@check("install")
+def install(args):
+    """cmake --install into a fresh prefix, then build and run an application against it."""
+    prefix = os.path.join(args.workdir, "prefix")
+    shutil.rmtree(prefix, ignore_errors=True)
+    result = run([args.cmake, "--install", args.build_dir, "--prefix", prefix], timeout=300)
+    expect(result.returncode == 0, "cmake --install failed")
+    libdir = next((os.path.join(prefix, d) for d in ("lib", "lib64")
+                   if os.path.exists(os.path.join(prefix, d, "pkgconfig", "flexmpi.pc"))), None)
+    expect(libdir, "flexmpi.pc was not installed")
+    for tool in ("flexrun", "flexmpi-plot"):
+        expect(os.access(os.path.join(prefix, "bin", tool), os.X_OK), f"bin/{tool} not installed")
+    flexrun = os.path.join(prefix, "bin", "flexrun")
+    result = run([flexrun, "--version"])
+    expect(result.returncode == 0, "the installed flexrun does not run (RPATH?)")
+
+    # 1. A C program with the MPI compiler wrapper and pkg-config.
+    env = dict(mpi_environment(), PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
+    flags = run(["pkg-config", "--cflags", "--libs", "flexmpi"], env=env)
+    expect(flags.returncode == 0, "pkg-config --cflags --libs flexmpi failed")
+    expect(prefix in flags.stdout, f"pkg-config flags do not point into {prefix}")
+    app = os.path.join(args.workdir, "app_pkgconfig")
+    result = run([args.mpicc, os.path.join(args.source_dir, "tests/tools/tools_probe.c"), "-o", app]
+                 + shlex.split(flags.stdout), env=env)
+    expect(result.returncode == 0,
+           f"{args.mpicc} app.c $(pkg-config --cflags --libs flexmpi) failed")
+
+    # 2. A CMake project with find_package(flexmpi) -> flexmpi::flexmpi (C and C++).
+    build = os.path.join(args.workdir, "consumer-build")
+    shutil.rmtree(build, ignore_errors=True)
+    result = run([args.cmake, "-S", os.path.join(args.source_dir, "tests/tools/install_consumer"),
+                  "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}", f"-DMPI_C_COMPILER={args.mpicc}",
+                  f"-DMPI_CXX_COMPILER={args.mpicxx}"], timeout=300)
+    expect(result.returncode == 0, "configuring a find_package(flexmpi) project failed")
+    result = run([args.cmake, "--build", build], timeout=300)
+    expect(result.returncode == 0, "building a find_package(flexmpi) project failed")
+
+    # Both run on 2 ranks under the installed flexrun, with a trace.
+    for program in (app, os.path.join(build, "consumer_c"), os.path.join(build, "consumer_cxx")):
+        trace = program + ".jsonl"
+        result = run([flexrun, "-n", "2", "--sampling-interval=10", f"--trace={trace}", program,
+                      "--iterations", "20"], env=mpi_environment())
+        expect(result.returncode == 0, f"{os.path.basename(program)} failed under flexrun")
+        with open(trace) as stream:
+            expect(len(stream.readlines()) == 2, f"{trace}: 2 sampling intervals expected")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--flexrun")
+    parser.add_argument("--plot")
+    parser.add_argument("--probe")
+    parser.add_argument("--plain")
+    parser.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
+    parser.add_argument("--work", default=".")
+    parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(__file__), "../.."))
+    parser.add_argument("--build-dir")
+    parser.add_argument("--cmake", default="cmake")
+    parser.add_argument("--mpicc", default="mpicc")
+    parser.add_argument("--mpicxx", default="mpicxx")
+    parser.add_argument("--update", action="store_true", help="readme-settings: rewrite README.md")
+    parser.add_argument("check", choices=sorted(CHECKS))
+    args = parser.parse_args()
+    args.workdir = os.path.abspath(os.path.join(args.work, args.check))
+    os.makedirs(args.workdir, exist_ok=True)
+    try:
+        CHECKS[args.check](args)
+    except Failure as failure:
+        print(f"FAILED {args.check}: {failure}", file=sys.stderr)
+        return 1
+    print(f"PASSED {args.check}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

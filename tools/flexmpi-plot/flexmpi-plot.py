@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""flexmpi-plot: turn a flexmpi JSON-lines trace into PNG plots.
+
+    flexmpi-plot trace.jsonl -o outdir/
+
+A trace (FLEXMPI_TRACE, SPEC section 5) has one JSON object per sampling
+interval, written by rank 0 (src/trace/trace_writer.cpp). The plots follow
+the thesis figures 6.6 and 6.7:
+
+  computation_time.png  (a) computation time of every process per interval
+  imbalance.png         (b) (max-min)/max of computation time against the
+                            imbalance threshold; a marker where a decision
+                            other than "none" was taken (Fig. 6.6)
+  mpi_time.png          (c) time inside MPI of every process per interval
+  partition.png         (d) rows of every process per interval, when the
+                            trace has "partition" (Fig. 6.7)
+  speed.png             speed (metric count per second of computation) and
+                            shared fraction (Treal-Tcpu)/Treal per process
+  nprocs.png            process count per interval, when it changes
+  overview.png          all of the above on one page
+
+The PNG paths are printed, one per line. Exit status 1 with a message
+naming the file (and the line) for a missing file, an empty trace or a
+malformed line; 2 for a bad command line.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+# Per-process series: fields that hold one value per process.
+REQUIRED = ("computation_time", "mpi_time")
+
+
+class TraceError(Exception):
+    """A trace that cannot be plotted; the message says where and why."""
+
+
+def load_trace(path):
+    """Reads and checks a trace; returns the list of interval records."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            lines = stream.readlines()
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such file")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TraceError(f"{path}: cannot read: {error}")
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise TraceError(f"{path}: line {number}: malformed (not JSON: {error.msg}, "
+                             f"column {error.colno})")
+        if not isinstance(record, dict):
+            raise TraceError(f"{path}: line {number}: malformed (expected a JSON object, "
+                             f"got {type(record).__name__})")
+        check_record(record, f"{path}: line {number}")
+        records.append(record)
+    if not records:
+        raise TraceError(f"{path}: empty trace (no sampling interval was recorded; did the "
+                         "program run at least FLEXMPI_SAMPLING_INTERVAL monitored iterations?)")
+    return records
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_record(record, where):
+    """Raises TraceError if a record lacks what the plots need."""
+    for field in REQUIRED:
+        if field not in record:
+            raise TraceError(f"{where}: malformed (no \"{field}\" field)")
+    for field in REQUIRED + ("cpu_time", "wall_time", "speed", "partition"):
+        if field not in record:
+            continue
+        values = record[field]
+        if not isinstance(values, list) or not all(is_number(v) for v in values):
+            raise TraceError(f"{where}: malformed (\"{field}\" must be a list of numbers)")
+    if len(record["mpi_time"]) != len(record["computation_time"]):
+        raise TraceError(f"{where}: malformed (\"mpi_time\" has {len(record['mpi_time'])} "
+                         f"values, \"computation_time\" {len(record['computation_time'])})")
+    for field in ("imbalance", "imbalance_threshold", "interval", "first_iteration", "iterations",
+                  "nprocs"):
+        if field in record and not is_number(record[field]):
+            raise TraceError(f"{where}: malformed (\"{field}\" must be a number)")
+
+
+def x_values(records):
+    """The x axis: the last iteration of each interval when known, else the interval index."""
+    if all("first_iteration" in r and "iterations" in r for r in records):
+        return [r["first_iteration"] + r["iterations"] for r in records], "iteration"
+    return [r.get("interval", i) for i, r in enumerate(records)], "sampling interval"
+
+
+def per_process(records, field):
+    """{rank: [value or NaN per interval]}: ranks may come and go (malleability)."""
+    width = max(len(r.get(field, [])) for r in records)
+    series = {rank: [] for rank in range(width)}
+    for record in records:
+        values = record.get(field, [])
+        for rank in range(width):
+            series[rank].append(values[rank] if rank < len(values) else math.nan)
+    return series
+
+
+def imbalance_of(record):
+    if "imbalance" in record:
+        return record["imbalance"]
+    times = record["computation_time"]
+    top = max(times) if times else 0.0
+    return (top - min(times)) / top if top > 0 else 0.0
+
+
+def decided(record):
+    decision = record.get("decision", "none")
+    return decision not in (None, "", "none")
+
+
+def plot_per_process(axis, xs, series, ylabel, title, drawstyle="default"):
+    many = len(series) > 12
+    for rank, values in series.items():
+        axis.plot(xs, values, marker=None if many or len(xs) > 40 else "o", markersize=3,
+                  linewidth=1.2, drawstyle=drawstyle, color=f"C{rank % 10}", label=f"rank {rank}")
+    axis.set_ylabel(ylabel)
+    axis.set_title(title)
+    axis.grid(True, alpha=0.3)
+    if not many:
+        axis.legend(fontsize="small", ncol=min(4, max(1, len(series))), loc="best")
+
+
+def mark_decisions(axis, xs, records):
+    for x, record in zip(xs, records):
+        if decided(record):
+            axis.axvline(x, color="tab:red", alpha=0.25, linewidth=1)
+
+
+def panel_computation(axis, xs, xlabel, records):
+    plot_per_process(axis, xs, per_process(records, "computation_time"), "seconds",
+                     "(a) computation time per process and interval")
+    mark_decisions(axis, xs, records)
+    axis.set_xlabel(xlabel)
+
+
+def panel_imbalance(axis, xs, xlabel, records):
+    imbalance = [imbalance_of(r) for r in records]
+    widths = [(xs[1] - xs[0]) * 0.6] if len(xs) > 1 else [0.6]
+    axis.bar(xs, imbalance, width=widths[0], color="tab:blue", alpha=0.7,
+             label="(max-min)/max of computation time")
+    if any("imbalance_threshold" in r for r in records):
+        thresholds = [r.get("imbalance_threshold", math.nan) for r in records]
+        axis.plot(xs, thresholds, "k:", linewidth=1.5, drawstyle="steps-mid",
+                  label="imbalance threshold")
+    hits = [(x, v, r.get("decision")) for x, v, r in zip(xs, imbalance, records) if decided(r)]
+    if hits:
+        axis.plot([h[0] for h in hits], [h[1] for h in hits], "rv", markersize=8,
+                  label="decision: " + ", ".join(sorted({str(h[2]) for h in hits})))
+    top = max([v for v in imbalance if not math.isnan(v)] +
+              [r.get("imbalance_threshold", 0.0) for r in records] + [0.05])
+    axis.set_ylim(0, top * 1.35)  # room for the legend above the bars
+    axis.set_ylabel("relative imbalance")
+    axis.set_xlabel(xlabel)
+    axis.set_title("(b) load imbalance and decisions")
+    axis.grid(True, alpha=0.3)
+    # The interval time (slowest process) as in Fig. 6.6's red line.
+    twin = axis.twinx()
+    slowest = [max(r["computation_time"]) + max(r["mpi_time"]) if r["computation_time"]
+               else math.nan for r in records]
+    twin.plot(xs, slowest, color="tab:red", linewidth=1, alpha=0.8,
+              label="interval time, slowest process (right axis)")
+    twin.set_ylabel("interval time, slowest (s)", color="tab:red")
+    twin.tick_params(axis="y", colors="tab:red")
+    twin.set_ylim(0, max([v for v in slowest if not math.isnan(v)] + [1e-9]) * 1.35)
+    # One legend, on the twin (drawn last) so no line crosses it.
+    handles = axis.get_legend_handles_labels()
+    twin_handles = twin.get_legend_handles_labels()
+    twin.legend(handles[0] + twin_handles[0], handles[1] + twin_handles[1], fontsize="small",
+                loc="upper left", framealpha=0.95)
+
+
+def panel_mpi(axis, xs, xlabel, records):
+    plot_per_process(axis, xs, per_process(records, "mpi_time"), "seconds",
+                     "(c) time inside MPI per process and interval")
+    axis.set_xlabel(xlabel)
+
+
+def panel_partition(axis, xs, xlabel, records):
+    plot_per_process(axis, xs, per_process(records, "partition"), "rows",
+                     "(d) partition size per process", drawstyle="steps-post")
+    mark_decisions(axis, xs, records)
+    axis.set_xlabel(xlabel)
+
+
+def panel_speed(axis, xs, xlabel, records):
+    metric = next((r["metric"] for r in records if "metric" in r), "metric")
+    plot_per_process(axis, xs, per_process(records, "speed"), f"{metric} units / s",
+                     "speed per process (solid) and shared fraction (dashed)")
+    axis.set_xlabel(xlabel)
+    if all("cpu_time" in r and "wall_time" in r for r in records):
+        twin = axis.twinx()
+        walls, cpus = per_process(records, "wall_time"), per_process(records, "cpu_time")
+        for rank in walls:
+            shared = [(w - c) / w if w and w > 0 else math.nan
+                      for w, c in zip(walls[rank], cpus[rank])]
+            twin.plot(xs, [max(0.0, s) for s in shared], linestyle="--", linewidth=1, alpha=0.7,
+                      color=f"C{rank % 10}")
+        twin.set_ylabel("(Treal - Tcpu) / Treal")
+        twin.set_ylim(0, 1)
+
+
+def panel_nprocs(axis, xs, xlabel, records):
+    counts = [r.get("nprocs", len(r["computation_time"])) for r in records]
+    axis.step(xs, counts, where="post", color="tab:green")
+    axis.set_ylabel("processes")
+    axis.set_xlabel(xlabel)
+    axis.set_title("number of processes")
+    axis.set_ylim(0, max(counts) + 1)
+    axis.yaxis.get_major_locator().set_params(integer=True)
+    axis.grid(True, alpha=0.3)
+
+
+def make_plots(records, outdir, trace_name):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs, xlabel = x_values(records)
+    panels = [("computation_time", panel_computation), ("imbalance", panel_imbalance),
+              ("mpi_time", panel_mpi)]
+    if any("partition" in r for r in records):
+        panels.append(("partition", panel_partition))
+    if any("speed" in r for r in records):
+        panels.append(("speed", panel_speed))
+    counts = {r.get("nprocs", len(r["computation_time"])) for r in records}
+    if len(counts) > 1:
+        panels.append(("nprocs", panel_nprocs))
+
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for name, draw in panels:
+        figure, axis = plt.subplots(figsize=(9, 4.5))
+        draw(axis, xs, xlabel, records)
+        figure.suptitle(trace_name, fontsize="small", color="gray")
+        figure.tight_layout()
+        path = os.path.join(outdir, name + ".png")
+        figure.savefig(path, dpi=110)
+        plt.close(figure)
+        written.append(path)
+
+    rows = (len(panels) + 1) // 2
+    figure, axes = plt.subplots(rows, 2, figsize=(16, 4.2 * rows), squeeze=False)
+    for (name, draw), axis in zip(panels, axes.flat):
+        draw(axis, xs, xlabel, records)
+    for axis in list(axes.flat)[len(panels):]:
+        axis.set_visible(False)
+    figure.suptitle(f"flexmpi trace {trace_name}: {len(records)} sampling intervals")
+    figure.tight_layout(rect=(0, 0, 1, 0.98))
+    path = os.path.join(outdir, "overview.png")
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    written.append(path)
+    return written
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="flexmpi-plot",
+        description="Turn a flexmpi JSON-lines trace (FLEXMPI_TRACE) into PNG plots "
+                    "like the thesis figures 6.6 and 6.7.")
+    parser.add_argument("trace", help="trace file written with FLEXMPI_TRACE=path")
+    parser.add_argument("-o", "--output", default=".",
+                        help="directory for the PNG files (created if needed; default: .)")
+    arguments = parser.parse_args(argv)
+    try:
+        records = load_trace(arguments.trace)
+    except TraceError as error:
+        print(f"flexmpi-plot: {error}", file=sys.stderr)
+        return 1
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(f"flexmpi-plot: matplotlib is missing for {sys.executable} "
+              "(apt-get install python3-matplotlib, or run scripts/setup.sh)", file=sys.stderr)
+        return 1
+    try:
+        paths = make_plots(records, arguments.output, os.path.basename(arguments.trace))
+    except OSError as error:
+        print(f"flexmpi-plot: cannot write to {arguments.output}: {error}", file=sys.stderr)
+        return 1
+    for path in paths:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

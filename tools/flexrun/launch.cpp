@@ -1,0 +1,212 @@
+#include "launch.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+extern char** environ;
+
+namespace flexrun {
+
+const char* flavour_name(MpiFlavour flavour) {
+  switch (flavour) {
+    case MpiFlavour::open_mpi:
+      return "Open MPI";
+    case MpiFlavour::mpich:
+      return "MPICH";
+    case MpiFlavour::unknown:
+      break;
+  }
+  return "unknown MPI";
+}
+
+MpiInfo classify_mpi(const std::string& version_output) {
+  MpiInfo info;
+  info.version = version_output.substr(0, version_output.find('\n'));
+  const auto contains = [&](std::string_view word) {
+    return version_output.find(word) != std::string::npos;
+  };
+  // Open MPI 4 says "mpiexec (OpenRTE) 4.1.4", Open MPI 5 "mpiexec (Open MPI) 5.0.x";
+  // MPICH's Hydra prints "HYDRA build details:" (Intel MPI also uses Hydra).
+  if (contains("OpenRTE") || contains("Open MPI") || contains("open-mpi.org")) {
+    info.flavour = MpiFlavour::open_mpi;
+  } else if (contains("HYDRA") || contains("MPICH")) {
+    info.flavour = MpiFlavour::mpich;
+    // Hydra's first line is a header; its "Version:" line says more.
+    const std::size_t at = version_output.find("Version:");
+    if (at != std::string::npos) {
+      const std::size_t start = version_output.find_first_not_of(" \t", at + 8);
+      const std::size_t end = version_output.find('\n', at);
+      info.version =
+          "Hydra " + version_output.substr(start, end == std::string::npos ? end : end - start);
+    }
+  }
+  return info;
+}
+
+MpiInfo detect_mpi(const std::string& mpiexec) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::string program = mpiexec;
+  std::string flag = "--version";
+  char* argv[] = {program.data(), flag.data(), nullptr};
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (spawned != 0) {
+    close(pipe_fds[0]);
+    throw std::runtime_error("cannot run '" + mpiexec + "': " + std::strerror(spawned));
+  }
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = read(pipe_fds[0], buffer, sizeof buffer);
+    if (got > 0) {
+      output.append(buffer, static_cast<std::size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return classify_mpi(output);
+}
+
+Environment current_environment() {
+  Environment env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos || equals == 0) continue;
+    env.emplace_back(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
+  }
+  return env;
+}
+
+const std::string* find_variable(const Environment& env, const std::string& name) {
+  const auto found =
+      std::find_if(env.begin(), env.end(), [&](const auto& entry) { return entry.first == name; });
+  return found == env.end() ? nullptr : &found->second;
+}
+
+void set_variable(Environment& env, const std::string& name, const std::string& value) {
+  const auto found =
+      std::find_if(env.begin(), env.end(), [&](const auto& entry) { return entry.first == name; });
+  if (found == env.end()) {
+    env.emplace_back(name, value);
+  } else {
+    found->second = value;
+  }
+}
+
+LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
+                       const Environment& inherited, const Host& host) {
+  LaunchPlan plan;
+  plan.environment = inherited;
+  const auto add = [&](const std::string& name, const std::string& value) {
+    set_variable(plan.environment, name, value);
+    set_variable(plan.added, name, value);
+  };
+  // Only set when the user has not chosen otherwise.
+  const auto add_default = [&](const std::string& name, const std::string& value) {
+    if (find_variable(plan.environment, name) != nullptr) return false;
+    add(name, value);
+    return true;
+  };
+  for (const auto& [name, value] : request.settings) add(name, value);
+
+  const bool open_mpi = mpi.flavour == MpiFlavour::open_mpi;
+  // MPICH places any number of processes on a node; Open MPI refuses more
+  // than its slots (the cores) unless oversubscription is allowed, and with
+  // more ranks than cores waiting ranks must yield the CPU (SPEC section 7).
+  if (mpi.flavour != MpiFlavour::mpich) {
+    if (request.nprocs && *request.nprocs > static_cast<int>(host.cores)) {
+      const bool oversubscribe = add_default("OMPI_MCA_rmaps_base_oversubscribe", "1");
+      const bool yield = add_default("OMPI_MCA_mpi_yield_when_idle", "1");
+      if (oversubscribe || yield) {
+        plan.notes.push_back(std::to_string(*request.nprocs) + " processes on " +
+                             std::to_string(host.cores) +
+                             " cores: oversubscription allowed, idle ranks yield");
+      }
+    } else {
+      const std::string* policy = find_variable(plan.environment, "FLEXMPI_POLICY");
+      if (policy != nullptr && (*policy == "smp" || *policy == "hpmp" || *policy == "amp")) {
+        if (add_default("OMPI_MCA_rmaps_base_oversubscribe", "1")) {
+          plan.notes.push_back("policy " + *policy + " spawns processes: oversubscription allowed");
+        }
+      }
+    }
+  }
+  if (open_mpi && host.root) {
+    const bool allow = add_default("OMPI_ALLOW_RUN_AS_ROOT", "1");
+    const bool confirm = add_default("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    if (allow || confirm) plan.notes.push_back("running as root: Open MPI allowed to run as root");
+  }
+
+  for (const auto& [name, value] : plan.environment) {
+    if (name.starts_with("FLEXMPI_")) plan.forwarded.push_back(name);
+  }
+
+  plan.argv.push_back(request.mpiexec);
+  // Open MPI starts remote processes with its own environment: -x exports ours.
+  // Hydra (MPICH) forwards the whole environment by default.
+  if (open_mpi) {
+    for (const std::string& name : plan.forwarded) {
+      plan.argv.push_back("-x");
+      plan.argv.push_back(name);
+    }
+  }
+  if (!request.preload.empty()) {
+    // Prepend to the user's own preloads; mpiexec itself must not load MPI.
+    const std::string* existing = find_variable(inherited, "LD_PRELOAD");
+    const std::string value =
+        request.preload + (existing != nullptr && !existing->empty() ? ":" + *existing : "");
+    if (open_mpi) {
+      plan.argv.insert(plan.argv.end(), {"-x", "LD_PRELOAD=" + value});
+    } else {
+      plan.argv.insert(plan.argv.end(), {"-genv", "LD_PRELOAD", value});
+    }
+    plan.notes.push_back("profile-only mode: the processes preload " + request.preload);
+  }
+  plan.argv.insert(plan.argv.end(), request.mpiexec_args.begin(), request.mpiexec_args.end());
+  if (request.nprocs) {
+    plan.argv.push_back("-n");
+    plan.argv.push_back(std::to_string(*request.nprocs));
+  }
+  plan.argv.insert(plan.argv.end(), request.program.begin(), request.program.end());
+  return plan;
+}
+
+std::string shell_quote(const std::string& text) {
+  constexpr std::string_view safe =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%";
+  if (!text.empty() && text.find_first_not_of(safe) == std::string::npos) return text;
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+}  // namespace flexrun

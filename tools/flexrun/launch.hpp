@@ -1,0 +1,84 @@
+// flexrun's launch plan: which environment variables and which mpiexec
+// command line run an application under flexmpi (SPEC section 4). Pure
+// functions of their inputs, so --dry-run shows exactly what a launch does.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace flexrun {
+
+/// The MPI implementation behind an mpiexec, detected from `mpiexec --version`.
+enum class MpiFlavour { open_mpi, mpich, unknown };
+
+struct MpiInfo {
+  MpiFlavour flavour = MpiFlavour::unknown;
+  std::string version;  ///< first line of `mpiexec --version`, for messages
+};
+
+/// "Open MPI", "MPICH" or "unknown MPI".
+const char* flavour_name(MpiFlavour flavour);
+
+/// Classifies the output of `mpiexec --version`.
+MpiInfo classify_mpi(const std::string& version_output);
+
+/// Runs `mpiexec --version` and classifies it. Throws std::runtime_error if
+/// mpiexec cannot be run.
+MpiInfo detect_mpi(const std::string& mpiexec);
+
+/// An environment as an ordered list of NAME=value pairs.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+/// The process environment (environ), in order.
+Environment current_environment();
+
+/// Value of `name` in `env`, or nullptr.
+const std::string* find_variable(const Environment& env, const std::string& name);
+
+/// Sets `name` to `value` (replacing it if present, appending otherwise).
+void set_variable(Environment& env, const std::string& name, const std::string& value);
+
+/// What the user asked for.
+struct LaunchRequest {
+  std::string mpiexec;                    ///< launcher to run
+  std::optional<int> nprocs;              ///< -n N (none: let mpiexec decide)
+  std::vector<std::string> mpiexec_args;  ///< extra launcher arguments, before -n
+  Environment settings;                   ///< FLEXMPI_* variables from flexrun options
+  std::vector<std::string> program;       ///< application and its arguments, untouched
+  std::string preload;  ///< libflexmpi to preload into the processes (profile-only mode), or ""
+};
+
+/// What will run.
+struct LaunchPlan {
+  Environment environment;             ///< full environment of mpiexec
+  Environment added;                   ///< variables flexrun set or changed, in order
+  std::vector<std::string> forwarded;  ///< FLEXMPI_* variables the processes receive
+  std::vector<std::string> argv;       ///< mpiexec command line
+  std::vector<std::string> notes;      ///< why some variables were added (for --dry-run)
+};
+
+/// Machine facts the plan depends on.
+struct Host {
+  unsigned cores = 1;  ///< std::thread::hardware_concurrency()
+  bool root = false;   ///< running as uid 0
+};
+
+/**
+ * Builds the launch: `inherited` overridden by the request's settings; for
+ * Open MPI every FLEXMPI_* variable is also passed with `-x` so that remote
+ * hosts get it; oversubscription and idle yielding when -n exceeds the cores
+ * (and oversubscription for malleability policies, which spawn processes);
+ * root permission for Open MPI when running as root. Variables the user
+ * already set are never overridden, except FLEXMPI_* ones given as options.
+ * A preload is passed to the application processes only (not to mpiexec),
+ * with -x LD_PRELOAD=... (Open MPI) or -genv LD_PRELOAD ... (MPICH, unknown).
+ */
+LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
+                       const Environment& inherited, const Host& host);
+
+/// `text` quoted for a POSIX shell when needed.
+std::string shell_quote(const std::string& text);
+
+}  // namespace flexrun

@@ -1,0 +1,287 @@
+// flexrun: runs an MPI program under flexmpi (SPEC section 4).
+//
+//   flexrun -n 4 --policy=amp --goal=0.75 --constraint=cost --hostfile=cluster.txt ./app args...
+//
+// Every FLEXMPI_* setting of the library's one settings table
+// (src/config/config.cpp) is a long option here: names, defaults, help and
+// validation all come from that table, so flexrun can never accept a value
+// the library would reject at MPI_Init. Values are checked before anything
+// is launched; then mpiexec is exec'ed with the settings in its environment.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.hpp"
+#include "flexmpi/error.hpp"
+#include "launch.hpp"
+
+namespace {
+
+// Exit code for anything wrong with the command line or a setting.
+constexpr int kUsageError = 2;
+// Exit code when mpiexec cannot be run (as a shell does for a missing command).
+constexpr int kCannotRun = 127;
+
+// CLI11 cannot describe "the program and its arguments" as a prefix command.
+class UsageFormatter : public CLI::Formatter {
+ public:
+  UsageFormatter() { column_width(34); }
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: flexrun [-n N] [--SETTING=VALUE...] [--mpiexec=PATH] [--dry-run] program "
+           "[args...]\n";
+  }
+};
+
+// A table cell: '|' would end the cell.
+std::string cell(std::string_view text) {
+  std::string escaped;
+  for (const char c : text) {
+    if (c == '|') escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+void print_settings_table() {
+  std::cout << "| variable | flexrun option | default | accepted values | meaning |\n"
+            << "|---|---|---|---|---|\n";
+  for (const flexmpi::SettingDescriptor& s : flexmpi::settings()) {
+    std::cout << "| `" << s.variable << "` | `--" << s.option << "` | " << cell(s.default_text)
+              << " | " << cell(s.accepted) << " | " << cell(s.help) << " |\n";
+  }
+}
+
+// Checks one option's value with the library's own parser; returns the
+// message naming the option and what it accepts, or "" if the value is good.
+std::string check_option(const flexmpi::SettingDescriptor& setting, const std::string& value) {
+  const std::string variable(setting.variable);
+  try {
+    flexmpi::load_config(
+        [&](const char* name) { return variable == name ? value.c_str() : nullptr; }, {variable});
+  } catch (const flexmpi::Error& e) {
+    return "--" + std::string(setting.option) + "=" + value + ": " + e.what();
+  }
+  return {};
+}
+
+// Checks the environment the processes will get (inherited FLEXMPI_*
+// variables plus the options), as MPI_Init will: misspelt names included.
+std::string check_environment(const flexrun::Environment& env) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : env) {
+    if (name.starts_with("FLEXMPI_")) names.push_back(name);
+  }
+  try {
+    flexmpi::load_config(
+        [&](const char* name) {
+          const std::string* value = flexrun::find_variable(env, name);
+          return value == nullptr ? nullptr : value->c_str();
+        },
+        names);
+  } catch (const flexmpi::Error& e) {
+    return std::string("in the environment: ") + e.what() +
+           " (unset it or override it with the flexrun option)";
+  }
+  return {};
+}
+
+void print_dry_run(const flexrun::LaunchPlan& plan, const flexrun::MpiInfo& mpi,
+                   const std::string& mpiexec, unsigned cores) {
+  std::cout << "# flexrun --dry-run: " << flexrun::flavour_name(mpi.flavour) << " ("
+            << (mpi.version.empty() ? mpiexec : mpi.version) << "), " << cores << " cores\n";
+  for (const std::string& note : plan.notes) std::cout << "# " << note << "\n";
+  // The variables flexrun sets, then the FLEXMPI_* ones inherited unchanged:
+  // together with the command line, a script that does what flexrun does.
+  for (const auto& [name, value] : plan.added) {
+    std::cout << "export " << name << "=" << flexrun::shell_quote(value) << "\n";
+  }
+  for (const std::string& name : plan.forwarded) {
+    if (flexrun::find_variable(plan.added, name) != nullptr) continue;
+    std::cout << "export " << name << "="
+              << flexrun::shell_quote(*flexrun::find_variable(plan.environment, name))
+              << "  # inherited\n";
+  }
+  std::string line;
+  for (const std::string& word : plan.argv)
+    line += (line.empty() ? "" : " ") + flexrun::shell_quote(word);
+  std::cout << line << "\n";
+}
+
+// The libflexmpi this flexrun runs with (build tree or installation), found
+// from the address of one of its functions.
+std::string libflexmpi_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&flexmpi::settings), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    throw std::runtime_error("cannot locate libflexmpi");
+  }
+  return std::filesystem::canonical(info.dli_fname).string();
+}
+
+[[noreturn]] void exec_plan(const flexrun::LaunchPlan& plan) {
+  std::vector<std::string> entries;
+  entries.reserve(plan.environment.size());
+  for (const auto& [name, value] : plan.environment) entries.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> words = plan.argv;
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::fflush(nullptr);
+  execvpe(argv[0], argv.data(), envp.data());
+  std::cerr << "flexrun: cannot run '" << plan.argv.front() << "': " << std::strerror(errno)
+            << " (give the launcher with --mpiexec=PATH)\n";
+  std::exit(kCannotRun);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "flexrun: run an MPI program under flexmpi.\n"
+      "Each flexmpi setting below becomes the environment variable shown; settings already in\n"
+      "the environment are kept unless an option overrides them. Everything from the program\n"
+      "name on is passed to the program untouched.",
+      "flexrun"};
+  app.prefix_command();
+  app.footer(
+      "Example: flexrun -n 4 --sampling-interval=50 --trace=run.jsonl ./jacobi --size 4000\n"
+      "Exit status: the program's (through mpiexec); 2 for a bad option or setting; 127 if the\n"
+      "launcher cannot be run.");
+  app.formatter(std::make_shared<UsageFormatter>());
+  app.set_version_flag("--version", std::string("flexrun (flexmpi) ") + FLEXMPI_VERSION);
+
+  std::optional<int> nprocs;
+  std::string mpiexec = FLEXRUN_DEFAULT_MPIEXEC;
+  std::vector<std::string> mpiexec_args;
+  bool dry_run = false;
+  bool preload = false;
+  bool settings_table = false;
+  const std::string launch_group = "Launch";
+  app.add_option("-n,--np", nprocs, "number of MPI processes to start (default: mpiexec's choice)")
+      ->check(CLI::PositiveNumber)
+      ->group(launch_group);
+  app.add_option("--mpiexec", mpiexec, "MPI launcher to run")
+      ->capture_default_str()
+      ->type_name("PATH")
+      ->group(launch_group);
+  app.add_option("--mpiexec-arg", mpiexec_args,
+                 "one extra launcher argument, passed before -n (repeatable),\n"
+                 "e.g. --mpiexec-arg=--host --mpiexec-arg=node1,node2")
+      ->type_name("ARG")
+      ->allow_extra_args(false)
+      ->group(launch_group);
+  app.add_flag("--preload", preload,
+               "profile an unmodified MPI program: preload libflexmpi into its processes\n"
+               "(profile-only mode; the profile goes to --profile, default standard error)")
+      ->group(launch_group);
+  app.add_flag("--dry-run", dry_run, "print the environment and command instead of running them")
+      ->group(launch_group);
+  app.add_flag("--settings-table", settings_table,
+               "print every setting as a Markdown table and exit")
+      ->group(launch_group);
+
+  const auto& table = flexmpi::settings();
+  std::vector<std::string> values(table.size());
+  std::vector<CLI::Option*> options(table.size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const flexmpi::SettingDescriptor& s = table[i];
+    options[i] =
+        app.add_option("--" + std::string(s.option), values[i],
+                       std::string(s.help) + "\n" + std::string(s.variable) + ", default " +
+                           std::string(s.default_text) + "; accepts " + std::string(s.accepted))
+            ->type_name("VALUE")
+            ->group("flexmpi settings");
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kUsageError;
+  }
+  if (settings_table) {
+    print_settings_table();
+    return 0;
+  }
+
+  std::vector<std::string> program = app.remaining();
+  if (!program.empty() && program.front() == "--") program.erase(program.begin());
+  if (program.empty()) {
+    std::cerr << "flexrun: no program given\n"
+              << "Run 'flexrun --help' for the options.\n";
+    return kUsageError;
+  }
+  if (program.front().starts_with("-")) {
+    std::cerr << "flexrun: unknown option '" << program.front()
+              << "'; run 'flexrun --help' for the options (put '--' before a program whose name "
+                 "starts with '-')\n";
+    return kUsageError;
+  }
+
+  flexrun::LaunchRequest request;
+  request.mpiexec = mpiexec;
+  request.nprocs = nprocs;
+  request.mpiexec_args = mpiexec_args;
+  request.program = program;
+  if (preload) {
+    try {
+      request.preload = libflexmpi_path();
+    } catch (const std::exception& e) {
+      std::cerr << "flexrun: --preload: " << e.what() << "\n";
+      return kCannotRun;
+    }
+  }
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (options[i]->count() == 0) continue;
+    if (const std::string message = check_option(table[i], values[i]); !message.empty()) {
+      std::cerr << "flexrun: " << message << "\n";
+      return kUsageError;
+    }
+    request.settings.emplace_back(std::string(table[i].variable), values[i]);
+  }
+
+  flexrun::Environment environment = flexrun::current_environment();
+  for (const auto& [name, value] : request.settings)
+    flexrun::set_variable(environment, name, value);
+  if (const std::string message = check_environment(environment); !message.empty()) {
+    std::cerr << "flexrun: " << message << "\n";
+    return kUsageError;
+  }
+
+  flexrun::MpiInfo mpi;
+  try {
+    mpi = flexrun::detect_mpi(mpiexec);
+  } catch (const std::exception& e) {
+    if (!dry_run) {
+      std::cerr << "flexrun: " << e.what() << " (give the launcher with --mpiexec=PATH)\n";
+      return kCannotRun;
+    }
+    mpi.version = std::string("not runnable: ") + e.what();
+  }
+  flexrun::Host host;
+  host.cores = std::max(1u, std::thread::hardware_concurrency());
+  host.root = geteuid() == 0;
+  const flexrun::LaunchPlan plan =
+      flexrun::plan_launch(request, mpi, flexrun::current_environment(), host);
+  if (dry_run) {
+    print_dry_run(plan, mpi, mpiexec, host.cores);
+    return 0;
+  }
+  exec_plan(plan);
+}
