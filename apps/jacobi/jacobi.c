@@ -40,6 +40,7 @@ typedef struct {
   const char* sampling_interval; /* validated text, handed to FLEXMPI_SAMPLING_INTERVAL */
   const char* trace;             /* handed to FLEXMPI_TRACE */
   int quiet;
+  int static_mode; /* --static: same code, no balancing (FLEXMPI_POLICY=none) */
   int help;
   char error[256]; /* non-empty: the command line is wrong */
 } Options;
@@ -56,6 +57,7 @@ static void usage(FILE* out) {
 #ifndef JACOBI_WITHOUT_FLEXMPI
           "  --sampling-interval N  iterations per sampling interval (FLEXMPI_SAMPLING_INTERVAL)\n"
           "  --trace FILE           JSON-lines trace written by rank 0 (FLEXMPI_TRACE)\n"
+          "  --static               no load balancing (FLEXMPI_POLICY=none), same code\n"
 #endif
           "  --quiet                print one summary line instead of the report\n"
           "  --help                 print this help\n");
@@ -80,14 +82,15 @@ static int parse_long(const char* option, const char* text, long minimum, long m
 
 /* Accepts "--name value" and "--name=value". Stops at the first error. */
 static Options parse_options(int argc, char** argv) {
-  Options o = {2000, 500, 1, NULL, NULL, 0, 0, ""};
+  Options o = {2000, 500, 1, NULL, NULL, 0, 0, 0, ""};
   for (int a = 1; a < argc && o.error[0] == '\0'; ++a) {
     const char* arg = argv[a];
     const char* equals = strchr(arg, '=');
     const size_t name_length = equals != NULL ? (size_t)(equals - arg) : strlen(arg);
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(name_length < 63 ? name_length : 63), arg);
-    const int is_flag = strcmp(name, "--quiet") == 0 || strcmp(name, "--help") == 0;
+    const int is_flag = strcmp(name, "--quiet") == 0 || strcmp(name, "--help") == 0 ||
+                        strcmp(name, "--static") == 0;
     const char* value = NULL;
     if (equals != NULL) {
       value = equals + 1;
@@ -105,6 +108,12 @@ static Options parse_options(int argc, char** argv) {
       o.quiet = 1;
     } else if (strcmp(name, "--help") == 0) {
       o.help = 1;
+    } else if (strcmp(name, "--static") == 0) {
+#ifdef JACOBI_WITHOUT_FLEXMPI
+      snprintf(o.error, sizeof o.error, "%s: " PROGRAM " is built without flexmpi", name);
+#else
+      o.static_mode = 1;
+#endif
     } else if (strcmp(name, "--size") == 0) {
       parse_long(name, value, 1, kMaxSize, &o.size, &o);
     } else if (strcmp(name, "--iterations") == 0) {
@@ -226,6 +235,21 @@ static void iteration_end(void) {
 #endif
 }
 
+#ifndef JACOBI_WITHOUT_FLEXMPI
+/* Every process's block, for MPI_Allgatherv of x. */
+static void gather_partition(int count, int displ, int* counts, int* displs, int nprocs) {
+  int mine[2] = {count, displ};
+  int* all = malloc((size_t)nprocs * 2 * sizeof *all);
+  if (all == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, JACOBI_COMM);
+  for (int p = 0; p < nprocs; ++p) {
+    counts[p] = all[2 * p];
+    displs[p] = all[2 * p + 1];
+  }
+  free(all);
+}
+#endif
+
 /* ---- the program ---------------------------------------------------------- */
 
 /* What one process measured over all iterations (sums). */
@@ -264,6 +288,7 @@ int main(int argc, char** argv) {
     setenv("FLEXMPI_SAMPLING_INTERVAL", options.sampling_interval, 1);
   }
   if (options.trace != NULL) setenv("FLEXMPI_TRACE", options.trace, 1);
+  if (options.static_mode) setenv("FLEXMPI_POLICY", "none", 1);
 #endif
   MPI_Init(&argc, &argv);
   int rank = 0, nprocs = 1;
@@ -279,7 +304,7 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   for (int p = 0; p < nprocs; ++p) partition(p, nprocs, n, &counts[p], &displs[p]);
-  const long count = counts[rank], first = displs[rank];
+  int count = counts[rank], first = displs[rank];
 
   /* +1: a process with no rows still gets valid (unused) buffers. */
   double* a = malloc(((size_t)count * (size_t)n + 1) * sizeof *a);
@@ -297,6 +322,16 @@ int main(int argc, char** argv) {
     return finish(1);
   }
   generate_rows((uint64_t)options.seed, n, first, count, a, b, diagonal);
+#ifndef JACOBI_WITHOUT_FLEXMPI
+  /* The structures that follow the partition (thesis Fig. 5.14): A, b and the
+   * diagonal by row blocks, x replicated. flexmpi reallocates them when the
+   * balancer moves rows. */
+  check_xmpi(XMPI_Register_dense(&a, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_dense(A)");
+  check_xmpi(XMPI_Register_vector(&b, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(b)");
+  check_xmpi(XMPI_Register_vector(&diagonal, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED),
+             "XMPI_Register_vector(diagonal)");
+  check_xmpi(XMPI_Register_vector(&x, (int)n, MPI_DOUBLE, XMPI_REPLICATED), "XMPI_Register_vector(x)");
+#endif
 
   double mine[kFields] = {(double)count, 0.0, 0.0, 0.0, 0.0, 0.0};
   mine[kSetup] = MPI_Wtime() - setup_start;
@@ -318,7 +353,21 @@ int main(int argc, char** argv) {
     iteration_end();
     mine[kCpu] += thread_cpu_seconds() - cpu_start;
     mine[kRegion] += MPI_Wtime() - region_start;
+#ifndef JACOBI_WITHOUT_FLEXMPI
+    /* End of a sampling interval: flexmpi may give this process another block
+     * (thesis Alg. 5) and has then already moved A, b, the diagonal and x. */
+    const int old_count = count;
+    check_xmpi(XMPI_Eval_lbalance(rank, nprocs, (int)k, (int)options.iterations, &count, &first, NULL),
+               "XMPI_Eval_lbalance");
+    if (count != old_count) {
+      free(x_local);
+      x_local = malloc(((size_t)count + 1) * sizeof *x_local);
+      if (x_local == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+      gather_partition(count, first, counts, displs, nprocs);
+    }
+#endif
   }
+  mine[kRows] = count;
   mine[kLoop] = MPI_Wtime() - loop_start;
 
   /* ||Ax - b||_inf and the error against x_true, each process on its rows. */

@@ -74,7 +74,7 @@ std::string_view partitioner_choices() {
 
 std::vector<SettingDescriptor> make_settings() {
   return {
-      {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100", "a whole number >= 1",
+      {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100", "a whole number from 1 to 1000000000",
        "iterations per sampling interval",
        [](Config& c, std::string_view v) { c.sampling_interval = parse_integer(v, 1); }},
       {"FLEXMPI_IMBALANCE_THRESHOLD", "imbalance-threshold", "0.15",
@@ -85,7 +85,7 @@ std::vector<SettingDescriptor> make_settings() {
        "a number strictly between 0 and 1",
        "(Treal-Tcpu)/Treal above which a processing element counts as shared",
        [](Config& c, std::string_view v) { c.dedicated_threshold = parse_fraction(v); }},
-      {"FLEXMPI_K", "k", "3", "a whole number >= 1",
+      {"FLEXMPI_K", "k", "3", "a whole number from 1 to 1000000000",
        "consecutive shared sampling intervals that make a load long-term",
        [](Config& c, std::string_view v) { c.k = parse_integer(v, 1); }},
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
@@ -139,7 +139,9 @@ std::vector<SettingDescriptor> make_settings() {
          c.trace = std::string(v);
        }},
       {"FLEXMPI_EMULATE_SPEED", "emulate-speed", "(off)",
-       "comma-separated relative speeds in (0, 1], one per rank",
+       "comma-separated relative speeds in (0, 1], one per rank, each a number or a function "
+       "SPEED@SIZE:SPEED[@SIZE:SPEED...] of the work units (0.9@2000:0.3 = 0.9 up to 2000, 0.3 "
+       "beyond)",
        "make ranks behave like slower dedicated cores",
        [](Config& c, std::string_view v) {
          try {

@@ -29,6 +29,11 @@ class MetricBackend {
   virtual void start() = 0;
   /// Stops counting; counts.size() == events().size().
   virtual void stop(std::span<long long> counts) = 0;
+  /// The speed-metric amount of the iteration just stopped. Counters are
+  /// whole numbers; work units need not be (FLEXMPI_LB_MODEL=weight).
+  [[nodiscard]] virtual double metric_value(std::span<const long long> counts) const {
+    return static_cast<double>(counts.front());
+  }
 };
 
 /// What a backend may need from the runtime when it is created.

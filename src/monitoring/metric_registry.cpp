@@ -62,7 +62,11 @@ std::unique_ptr<MetricBackend> make_metric(std::string_view setting, MetricConte
                                        "' needs PAPI, but flexmpi was built without it");
   }
   context.events = split_events(setting.substr(setting.find(':') + 1));
-  return papi->create(context);
+  try {
+    return papi->create(context);
+  } catch (const Error& e) {
+    throw Error(e.code(), "FLEXMPI_METRIC='" + std::string(setting) + "': " + e.what());
+  }
 }
 
 }  // namespace flexmpi

@@ -40,7 +40,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   sample.wall = wall_seconds() - wall_start_;
   sample.cpu = cpu_seconds() - cpu_start_;
   sample.mpi = profile_.mpi_seconds() - mpi_start_;
-  sample.metric = static_cast<double>(counts_.front());
+  sample.metric = metric_.metric_value(counts_);
   open_ = false;
   ++iterations_;
   current_.add(sample);

@@ -30,11 +30,15 @@ class WorkMetric final : public MetricBackend {
   void start() override {}
 
   void stop(std::span<long long> counts) override {
-    counts[0] = std::llround(current_work_());
+    last_work_ = current_work_();
+    counts[0] = std::llround(last_work_);
   }
+
+  double metric_value(std::span<const long long>) const override { return last_work_; }
 
  private:
   std::function<double()> current_work_;
+  double last_work_ = 0.0;
   std::vector<std::string> events_{"WORK"};
 };
 

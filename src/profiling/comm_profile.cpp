@@ -29,15 +29,21 @@ OpStats& OpStats::operator-=(const OpStats& other) {
   return *this;
 }
 
+std::unique_lock<std::mutex> CommProfile::guard() const {
+  std::unique_lock lock(mutex_, std::defer_lock);
+  if (thread_safe_) lock.lock();
+  return lock;
+}
+
 void CommProfile::record(MpiOp op, int comm_size, std::uint64_t sent, std::uint64_t received,
                          double seconds) noexcept {
-  const OpStats call{1, sent, received, seconds};
-  if (thread_safe_) {
-    std::lock_guard lock(mutex_);
-    add(op, comm_size, call);
-  } else {
-    add(op, comm_size, call);
-  }
+  const auto lock = guard();
+  add(op, comm_size, {1, sent, received, seconds});
+}
+
+OpStats CommProfile::totals() const noexcept {
+  const auto lock = guard();
+  return totals_;
 }
 
 void CommProfile::add(MpiOp op, int comm_size, const OpStats& call) noexcept {
@@ -57,6 +63,7 @@ void CommProfile::add(MpiOp op, int comm_size, const OpStats& call) noexcept {
 }
 
 std::vector<OpRecord> CommProfile::records() const {
+  const auto lock = guard();
   std::vector<OpRecord> all;
   for (const auto& rows : table_) all.insert(all.end(), rows.begin(), rows.end());
   return all;

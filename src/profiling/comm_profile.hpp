@@ -61,18 +61,20 @@ class CommProfile {
   [[nodiscard]] const IntervalTimer& timer() const noexcept { return timer_; }
 
   /// Time spent in MPI since start-up (cumulative), read by the monitor.
-  [[nodiscard]] double mpi_seconds() const noexcept { return totals_.seconds; }
+  [[nodiscard]] double mpi_seconds() const noexcept { return totals().seconds; }
   /// Sum over all operations since start-up.
-  [[nodiscard]] OpStats totals() const noexcept { return totals_; }
+  [[nodiscard]] OpStats totals() const noexcept;
   /// All rows since start-up, in operation order.
   [[nodiscard]] std::vector<OpRecord> records() const;
 
  private:
   void add(MpiOp op, int comm_size, const OpStats& call) noexcept;
+  /// Locked only when other threads may record (MPI_THREAD_MULTIPLE).
+  [[nodiscard]] std::unique_lock<std::mutex> guard() const;
 
   bool thread_safe_;
   IntervalTimer timer_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   OpStats totals_;
   std::array<std::vector<OpRecord>, kMpiOpCount> table_;
 };
