@@ -148,9 +148,6 @@ TEST_F(IntervalExchange, SetWorkIsWhatTheWorkEventCounts) {
 }
 
 TEST_F(IntervalExchange, FractionalWorkIsNotRounded) {
-  GTEST_SKIP() << "blocked by bug: the work metric rounds the work of each iteration "
-                  "(work_metric.cpp stop() llround, monitor.cpp end() takes counts_.front()), "
-                  "so weights 0.25/0.5/0.75 are measured as 0/1/1";
   // FLEXMPI_LB_MODEL=weight: a partition's work is a sum of real weights.
   start_fresh_interval();
   const double work = 0.25 * (rank_ + 1);
