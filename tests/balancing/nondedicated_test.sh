@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Non-dedicated load balancing with a real outside load (thesis 5.2.1, 6.2.3):
+# flexmpi-load keeps rank 1's core busy for the whole run, so rank 1 gets
+# about half of its core. flexmpi must see rank 1's PE as shared, call the
+# load long-term after k intervals and give rank 1 fewer rows than rank 0.
+# usage: nondedicated_test.sh MPIEXEC FLEXMPI_JACOBI FLEXMPI_LOAD PYTHON WORKDIR
+set -euo pipefail
+mpiexec=$1 jacobi=$2 load=$3 python=$4 workdir=$5
+trace="$workdir/nondedicated_trace.jsonl"
+rm -f "$trace"
+"$load" --cores 1 --schedule on:300 > /dev/null &
+loader=$!
+trap 'kill $loader 2>/dev/null || true; wait $loader 2>/dev/null || true' EXIT
+FLEXMPI_K=2 "$mpiexec" -n 2 --bind-to core --map-by core "$jacobi" --size 1500 --iterations 150 \
+  --sampling-interval 10 --trace "$trace" --quiet
+"$python" - "$trace" <<'PY'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+shared = [r for r in records if r["shared"][1]]
+moves = [r for r in records if r["decision"] == "rebalance"]
+print(f"{len(records)} intervals, rank 1 shared in {len(shared)}, {len(moves)} rebalances,"
+      f" final partition {records[-1].get('partition')}")
+assert len(shared) >= len(records) // 2, "rank 1's PE was not seen as shared under the outside load"
+assert moves, "the long-term load never triggered a rebalance"
+first = moves[0]
+assert first["interference"] == "long_term", first
+final = records[-1]["partition"]
+assert final[1] < 0.8 * final[0], f"rank 1 (loaded) should end with fewer rows: {final}"
+PY
