@@ -63,7 +63,7 @@ BalancedRun run(int iterations) {
 
 TEST(LoadBalancing, ConvergesToTheEmulatedSpeeds) {
   // FLEXMPI_EMULATE_SPEED=1.0,0.5 (set by CTest): rank 1 is a half-speed core.
-  const BalancedRun result = run(40);
+  const BalancedRun result = run(60);
   int counts[2] = {0, 0};
   int mine = result.count;
   MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, XMPI_COMM_WORLD);
