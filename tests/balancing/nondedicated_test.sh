@@ -11,8 +11,8 @@ rm -f "$trace"
 "$load" --cores 1 --schedule on:300 > /dev/null &
 loader=$!
 trap 'kill $loader 2>/dev/null || true; wait $loader 2>/dev/null || true' EXIT
-FLEXMPI_K=2 "$mpiexec" -n 2 --bind-to core --map-by core "$jacobi" --size 1500 --iterations 150 \
-  --sampling-interval 10 --trace "$trace" --quiet
+FLEXMPI_K=2 "$mpiexec" -n 2 --bind-to core --map-by core "$jacobi" --size 4000 --iterations 200 \
+  --sampling-interval 20 --trace "$trace" --quiet
 "$python" - "$trace" <<'PY'
 import json, sys
 records = [json.loads(line) for line in open(sys.argv[1])]
