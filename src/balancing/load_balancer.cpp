@@ -42,6 +42,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decom
     // which includes the interference when the PE is shared.
     input.speed.push_back(p.speed());
     input.work.push_back(p.iterations > 0 ? p.metric / p.iterations : 0.0);
+    input.iterations.push_back(p.iterations);
   }
   BalanceDecision decision;
   decision.before = current;
@@ -52,6 +53,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decom
   input.global_size = global_size;
   input.current = current;
   input.computation_time = computation;
+  input.wall_time = wall;
+  input.cpu_time = cpu;
   input.row_work = row_work;
   PartitionResult result = partitioner_->partition(input);
   if (!covers_exactly(result.blocks, global_size) || result.blocks.size() != current.size()) {

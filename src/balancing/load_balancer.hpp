@@ -44,8 +44,12 @@ class LoadBalancer {
                            std::int64_t global_size, const std::vector<double>& row_work,
                            bool may_rebalance);
 
-  /// After the set of processes changed the interference history is void.
-  void reset_history() { detector_.reset(); }
+  /// After the set of processes changed the interference history, and what
+  /// the partitioner learnt about the old processes, are void.
+  void reset_history() {
+    detector_.reset();
+    partitioner_->reset();
+  }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
 
  private:

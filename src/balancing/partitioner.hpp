@@ -22,6 +22,14 @@ struct PartitionInput {
   std::vector<double> speed;             ///< per process: workload units (or FLOP) per second
   std::vector<double> computation_time;  ///< per process, seconds, last sampling interval
   std::vector<double> work;              ///< per process: workload units of its current block
+  /// Per process: iterations the interval's computation_time covers (empty: 1 each).
+  /// computation_time / iterations is the time of one iteration of the current block.
+  std::vector<double> iterations;
+  /// Per process, seconds of the interval: wall (Treal) and CPU (Tcpu) time of
+  /// the monitored region; empty if unknown. (Treal - Tcpu) / Treal is the
+  /// share of the interval another job had the processing element (Alg. 5).
+  std::vector<double> wall_time;
+  std::vector<double> cpu_time;
   /// Workload of every global row for the nnz/weight models; empty: every row costs 1.
   std::vector<double> row_work;
 };
@@ -38,6 +46,9 @@ class Partitioner {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// New blocks: contiguous, in rank order, covering [0, global_size).
   virtual PartitionResult partition(const PartitionInput& input) = 0;
+  /// Forgets what earlier calls learnt (e.g. a history of measurements):
+  /// called when the set of processes changes. Stateless partitioners ignore it.
+  virtual void reset() {}
 };
 
 struct PartitionerDescriptor {

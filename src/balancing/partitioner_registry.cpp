@@ -1,7 +1,10 @@
 #include <algorithm>
 
+#include "balancing/fpm_akima/fpm_akima_partitioner.hpp"
+#include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "balancing/partitioner.hpp"
 #include "balancing/rcp/rcp_partitioner.hpp"
+#include "balancing/ull/ull_partitioner.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {
@@ -10,6 +13,17 @@ const std::vector<PartitionerDescriptor>& partitioners() {
   static const std::vector<PartitionerDescriptor> all = {
       {"rcp", "share proportional to the relative computing power measured (FLEX-MPI, thesis 5.2)",
        [] { return std::make_unique<RcpPartitioner>(); }},
+      {"ull",
+       "RP = rows / time of the last iteration (ULL calibrate library, Galindo et al. sec. 4)",
+       [] { return std::make_unique<UllPartitioner>(); }},
+      {"fpm-akima",
+       "speed functions of the partition size from the measurement history, Akima splines, "
+       "root of the balance equations by HYBRJ (Rychkov et al. sec. 3)",
+       [] { return std::make_unique<FpmAkimaPartitioner>(); }},
+      {"fpm-geometric",
+       "shape-restricted piecewise-linear speed functions, bisection between lines through the "
+       "origin (Rychkov et al. sec. 2)",
+       [] { return std::make_unique<FpmGeometricPartitioner>(); }},
   };
   return all;
 }

@@ -1,40 +1,154 @@
 #include "emulation/speed_emulator.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "monitoring/clock.hpp"
 
 namespace flexmpi {
+namespace {
 
-std::vector<double> parse_speed_list(std::string_view text) {
-  std::vector<double> speeds;
+bool valid_speed(double speed) { return speed > 0.0 && speed <= 1.0; }
+
+// The whole of `text` as a finite number, or nothing.
+bool parse_number(std::string_view text, double& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size() &&
+         std::isfinite(value);
+}
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// One item of FLEXMPI_EMULATE_SPEED: SPEED or SPEED@SIZE:SPEED[@SIZE:SPEED...].
+SpeedFunction parse_item(std::string_view field, int item) {
+  const std::string where = "item " + std::to_string(item) + " '" + std::string(field) + "'";
+  auto speed_of = [&](std::string_view text) {
+    double value = 0.0;
+    if (!parse_number(text, value)) {
+      throw std::invalid_argument(
+          where + (text == field ? " is not a number"
+                                 : ": speed '" + std::string(text) + "' is not a number"));
+    }
+    if (!valid_speed(value)) {
+      throw std::invalid_argument(where +
+                                  (text == field ? "" : ": speed '" + std::string(text) + "'") +
+                                  " is outside (0, 1]: a core can only be made slower");
+    }
+    return value;
+  };
+  const std::size_t at = field.find('@');
+  if (at == std::string_view::npos) return SpeedFunction(speed_of(field));
+
+  std::vector<double> speeds = {speed_of(field.substr(0, at))};
+  std::vector<double> sizes;
+  std::string_view rest = field.substr(at + 1);
+  while (true) {
+    const std::size_t next = rest.find('@');
+    const std::string_view step = rest.substr(0, next);
+    const std::size_t colon = step.find(':');
+    if (colon == std::string_view::npos) {
+      throw std::invalid_argument(where + ": '" + std::string(step) +
+                                  "' should be SIZE:SPEED (e.g. 0.9@2000:0.3 = 0.9 for the first "
+                                  "2000 work units, 0.3 beyond)");
+    }
+    double size = 0.0;
+    const std::string_view size_text = step.substr(0, colon);
+    if (!parse_number(size_text, size) || size <= 0.0) {
+      throw std::invalid_argument(where + ": size '" + std::string(size_text) +
+                                  "' is not a positive number of work units");
+    }
+    if (!sizes.empty() && size <= sizes.back()) {
+      throw std::invalid_argument(where + ": sizes must increase (" + std::string(size_text) +
+                                  " after " + format_number(sizes.back()) + ")");
+    }
+    sizes.push_back(size);
+    speeds.push_back(speed_of(step.substr(colon + 1)));
+    if (next == std::string_view::npos) break;
+    rest = rest.substr(next + 1);
+  }
+  return SpeedFunction(std::move(speeds), std::move(sizes));
+}
+
+}  // namespace
+
+SpeedFunction::SpeedFunction(double speed) : speeds_{speed} {
+  if (!valid_speed(speed)) throw std::invalid_argument("speed must be in (0, 1]");
+}
+
+SpeedFunction::SpeedFunction(std::vector<double> speeds, std::vector<double> sizes)
+    : speeds_(std::move(speeds)), sizes_(std::move(sizes)) {
+  if (speeds_.size() != sizes_.size() + 1) {
+    throw std::invalid_argument("a speed function needs one speed more than sizes");
+  }
+  for (const double s : speeds_) {
+    if (!valid_speed(s)) throw std::invalid_argument("speed must be in (0, 1]");
+  }
+  for (std::size_t j = 0; j < sizes_.size(); ++j) {
+    if (!(std::isfinite(sizes_[j]) && sizes_[j] > 0.0) || (j > 0 && sizes_[j] <= sizes_[j - 1])) {
+      throw std::invalid_argument("sizes must be positive and increasing");
+    }
+  }
+}
+
+bool SpeedFunction::slows_down() const {
+  for (const double s : speeds_) {
+    if (s < 1.0) return true;
+  }
+  return false;
+}
+
+double SpeedFunction::emulated_units(double work_units) const {
+  if (work_units <= 0.0) return 0.0;
+  // Each unit costs 1 / (speed of its segment): the time is continuous in the
+  // size, so the emulated application always has a balanced partition.
+  double units = 0.0;
+  double start = 0.0;
+  for (std::size_t j = 0; j < speeds_.size(); ++j) {
+    const double end = j < sizes_.size() ? sizes_[j] : work_units;
+    if (work_units <= start) break;
+    units += (std::min(work_units, end) - start) / speeds_[j];
+    start = end;
+  }
+  return units;
+}
+
+double SpeedFunction::effective_speed(double work_units) const {
+  if (!(work_units > 0.0) || constant()) return base_speed();
+  return work_units / emulated_units(work_units);
+}
+
+std::string SpeedFunction::text() const {
+  std::string text = format_number(speeds_.front());
+  for (std::size_t j = 0; j < sizes_.size(); ++j) {
+    text += "@" + format_number(sizes_[j]) + ":" + format_number(speeds_[j + 1]);
+  }
+  return text;
+}
+
+std::vector<SpeedFunction> parse_speed_list(std::string_view text) {
+  std::vector<SpeedFunction> functions;
   std::size_t position = 0;
   int item = 1;
   while (position <= text.size()) {
     const std::size_t comma = text.find(',', position);
-    const std::string_view field =
-        text.substr(position, comma == std::string_view::npos ? std::string_view::npos
-                                                                : comma - position);
-    double value = 0.0;
-    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
-    if (field.empty() || error != std::errc() || end != field.data() + field.size() ||
-        !std::isfinite(value)) {
-      throw std::invalid_argument("item " + std::to_string(item) + " '" + std::string(field) +
-                                  "' is not a number");
-    }
-    if (value <= 0.0 || value > 1.0) {
-      throw std::invalid_argument("item " + std::to_string(item) + " '" + std::string(field) +
-                                  "' is outside (0, 1]: a core can only be made slower");
-    }
-    speeds.push_back(value);
+    const std::string_view field = text.substr(
+        position, comma == std::string_view::npos ? std::string_view::npos : comma - position);
+    if (field.empty())
+      throw std::invalid_argument("item " + std::to_string(item) + " '' is not a number");
+    functions.push_back(parse_item(field, item));
     if (comma == std::string_view::npos) break;
     position = comma + 1;
     ++item;
   }
-  return speeds;
+  return functions;
 }
 
 double emulation_delay(double computation_seconds, double speed) {
@@ -49,17 +163,36 @@ void busy_wait(double seconds) {
   }
 }
 
-SpeedEmulator::SpeedEmulator(double speed) : speed_(speed) {
-  if (!(speed > 0.0 && speed <= 1.0)) throw std::invalid_argument("speed must be in (0, 1]");
-}
+SpeedEmulator::SpeedEmulator(double speed) : function_(speed) {}
+
+SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work)
+    : function_(std::move(function)), work_(std::move(work)) {}
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int rank) {
-  if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size()) return SpeedEmulator(speeds[rank]);
+  if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size())
+    return SpeedEmulator(speeds[rank]);
   return SpeedEmulator(1.0);
 }
 
+SpeedEmulator SpeedEmulator::for_rank(const std::vector<SpeedFunction>& functions, int rank,
+                                      WorkSource work) {
+  if (rank >= 0 && static_cast<std::size_t>(rank) < functions.size()) {
+    return SpeedEmulator(functions[static_cast<std::size_t>(rank)], std::move(work));
+  }
+  return SpeedEmulator(1.0);
+}
+
+std::string SpeedEmulator::describe() const {
+  if (function_.constant()) return function_.text();
+  return function_.text() + " (SPEED@SIZE:SPEED: work units beyond SIZE run at the next speed)";
+}
+
 void SpeedEmulator::slow_down(double computation_seconds) const {
-  busy_wait(emulation_delay(computation_seconds, speed_));
+  slow_down(computation_seconds, work_ ? work_() : 0.0);
+}
+
+void SpeedEmulator::slow_down(double computation_seconds, double work_units) const {
+  busy_wait(emulation_delay(computation_seconds, function_.effective_speed(work_units)));
 }
 
 }  // namespace flexmpi

@@ -4,16 +4,66 @@
 // iteration, for the time a core of speed s would have needed beyond the real
 // one: it looks like a dedicated slower core (CPU time ~ wall time), which a
 // sleep would not. Nothing is active unless FLEXMPI_EMULATE_SPEED is set.
+//
+// The speed of a rank may also be a function of its partition size, to
+// reproduce the memory cliffs of the FPM paper (Rychkov et al., sec. 1, 4) on
+// one machine: "0.9@2000:0.3" runs the first 2000 work units of an iteration
+// at 0.9 and the units beyond at 0.3, like a partition that no longer fits in
+// memory and pages. The time is continuous in the size, so a balanced
+// partition exists, but the speed x / t(x) falls beyond the cliff: a constant
+// speed model mispredicts it.
 #pragma once
 
+#include <functional>
+#include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace flexmpi {
 
-/// Parses "1.0,0.5,..." (one relative speed in (0, 1] per rank).
-/// Throws std::invalid_argument saying which item is wrong and why.
-std::vector<double> parse_speed_list(std::string_view text);
+/// Relative speed of an emulated core as a function of the work units x of
+/// its partition: segment j (from sizes[j-1] to sizes[j]) runs at speeds[j].
+class SpeedFunction {
+ public:
+  /// A constant relative speed in (0, 1] (implicit: a number is a constant function).
+  SpeedFunction(double speed = 1.0);  // NOLINT(google-explicit-constructor)
+  /// speeds.size() == sizes.size() + 1; sizes > 0, strictly increasing;
+  /// speeds in (0, 1]. Throws std::invalid_argument otherwise.
+  SpeedFunction(std::vector<double> speeds, std::vector<double> sizes);
+
+  /// The speed of the first segment: the speed of small partitions.
+  [[nodiscard]] double base_speed() const { return speeds_.front(); }
+  [[nodiscard]] bool constant() const { return sizes_.empty(); }
+  /// false when every segment runs at full speed.
+  [[nodiscard]] bool slows_down() const;
+  /// Time of `work_units` units in full-speed units: sum over segments of
+  /// (units in the segment) / (speed of the segment).
+  [[nodiscard]] double emulated_units(double work_units) const;
+  /// Average relative speed over a partition of `work_units`: x / emulated_units(x);
+  /// base_speed() for x <= 0 (unknown size).
+  [[nodiscard]] double effective_speed(double work_units) const;
+  /// "0.9@2000:0.3", the FLEXMPI_EMULATE_SPEED item it was parsed from.
+  [[nodiscard]] std::string text() const;
+
+  friend bool operator==(const SpeedFunction&, const SpeedFunction&) = default;
+  friend std::ostream& operator<<(std::ostream& out, const SpeedFunction& f) {
+    return out << f.text();
+  }
+
+ private:
+  std::vector<double> speeds_;
+  std::vector<double> sizes_;
+};
+
+/**
+ * Parses FLEXMPI_EMULATE_SPEED: one item per rank, comma-separated; an item
+ * is a relative speed in (0, 1] ("0.5"), or a speed function of the work
+ * units of the partition, SPEED@SIZE:SPEED[@SIZE:SPEED...] with increasing
+ * sizes ("0.9@2000:0.3": 0.9 for the first 2000 units, 0.3 beyond).
+ * Throws std::invalid_argument saying which item is wrong and why.
+ */
+std::vector<SpeedFunction> parse_speed_list(std::string_view text);
 
 /// Extra busy time that turns `computation_seconds` at full speed into the
 /// time a core of relative speed `speed` needs: t * (1/s - 1).
@@ -25,18 +75,35 @@ void busy_wait(double seconds);
 /// The slowdown of one process.
 class SpeedEmulator {
  public:
+  /// Work units of this process's partition now (the runtime's work()).
+  using WorkSource = std::function<double()>;
+
   /// speed 1.0 disables the emulation.
   explicit SpeedEmulator(double speed = 1.0);
-  /// Speed of `rank` from a parsed list; ranks past its end run at full speed.
+  /// A speed function; `work` tells the current partition size (may be empty
+  /// for a constant function).
+  SpeedEmulator(SpeedFunction function, WorkSource work);
+  /// Constant speed of `rank` from a list; ranks past its end run at full speed.
   static SpeedEmulator for_rank(const std::vector<double>& speeds, int rank);
+  /// Speed function of `rank` from parse_speed_list; `work` gives its partition size.
+  static SpeedEmulator for_rank(const std::vector<SpeedFunction>& functions, int rank,
+                                WorkSource work);
 
-  [[nodiscard]] bool active() const { return speed_ < 1.0; }
-  [[nodiscard]] double speed() const { return speed_; }
-  /// Busy-waits the emulation delay for an iteration that computed this long.
+  [[nodiscard]] bool active() const { return function_.slows_down(); }
+  /// The speed of small partitions (the constant speed of a constant function).
+  [[nodiscard]] double speed() const { return function_.base_speed(); }
+  [[nodiscard]] const SpeedFunction& function() const { return function_; }
+  /// For log messages: "0.5" or "0.9@2000:0.3 (speed per work unit beyond each size)".
+  [[nodiscard]] std::string describe() const;
+  /// Busy-waits the emulation delay for an iteration that computed this long,
+  /// on a partition of the work units the work source reports.
   void slow_down(double computation_seconds) const;
+  /// The same for a partition of `work_units` given by the caller.
+  void slow_down(double computation_seconds, double work_units) const;
 
  private:
-  double speed_;
+  SpeedFunction function_;
+  WorkSource work_;
 };
 
 }  // namespace flexmpi

@@ -1,0 +1,43 @@
+#include "balancing/fpm/fpm_partitioner.hpp"
+
+#include <exception>
+
+namespace flexmpi {
+
+PartitionResult FpmPartitioner::partition(const PartitionInput& input) {
+  const std::string who = std::string(name()) + ": ";
+  auto keep = [&](const std::string& why) {
+    return PartitionResult{input.current, who + why + ": partition kept"};
+  };
+  stats_ = {};
+  if (input.current.size() == 1) return keep("one process, nothing to balance");
+  FpmMeasurement m;
+  if (const std::string problem = measure(input, m); !problem.empty()) return keep(problem);
+
+  const std::size_t p = input.current.size();
+  // A model is valid for one set of processes and one problem size only.
+  if (history_.processes() != p || history_.total() != m.total) history_.reset(p, m.total);
+  for (std::size_t i = 0; i < p; ++i) history_.add(i, m.size[i], m.size[i] / m.time[i]);
+  for (std::size_t i = 0; i < p; ++i) {
+    // An empty block (fewer rows than processes) gives no speed: with no
+    // earlier measurement there is nothing to model this process with.
+    if (history_.points(i).empty())
+      return keep("process " + std::to_string(i) + " has no measurement yet");
+  }
+  try {
+    Solution solution = solve(history_, m);
+    if (solution.sizes.size() != p)
+      return keep(solution.fallback.empty() ? "no solution" : solution.fallback);
+    PartitionResult result{blocks_for_sizes(input, solution.sizes), solution.fallback};
+    if (!result.fallback.empty()) result.fallback = who + result.fallback;
+    if (!covers_exactly(result.blocks, input.global_size) || result.blocks.size() != p) {
+      return keep("the rounded sizes do not cover the rows");
+    }
+    return result;
+  } catch (const std::exception& e) {
+    // GSL allocation failures, sizes that sum to zero: never a crash.
+    return keep(std::string("failed (") + e.what() + ")");
+  }
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,75 @@
+// The new partitioners are in the registry, selectable with
+// FLEXMPI_PARTITIONER, and their history is reset with the load balancer's.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "balancing/fpm/fpm_partitioner.hpp"
+#include "balancing/load_balancer.hpp"
+#include "config/config.hpp"
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+namespace {
+
+TEST(PartitionerRegistry, KnowsTheNewPartitioners) {
+  for (const char* name : {"rcp", "ull", "fpm-akima", "fpm-geometric"}) {
+    EXPECT_EQ(make_partitioner(name)->name(), name);
+    const auto lookup = [&](const char* variable) -> const char* {
+      return std::string(variable) == "FLEXMPI_PARTITIONER" ? name : nullptr;
+    };
+    EXPECT_EQ(load_config(lookup, {"FLEXMPI_PARTITIONER"}).partitioner, name);
+  }
+  // No DRUM partitioner is registered, so the setting rejects it.
+  const auto drum = [](const char* variable) -> const char* {
+    return std::string(variable) == "FLEXMPI_PARTITIONER" ? "drum" : nullptr;
+  };
+  EXPECT_THROW(load_config(drum, {"FLEXMPI_PARTITIONER"}), Error);
+}
+
+IntervalReport report(const std::vector<std::pair<double, double>>& rows_and_seconds) {
+  IntervalReport r;
+  r.metric_name = "work";
+  int rank = 0;
+  for (const auto& [rows, seconds] : rows_and_seconds) {
+    ProcessInterval p;
+    p.rank = rank++;
+    p.iterations = 10;
+    p.wall = p.cpu = seconds;
+    p.metric = rows * 10;
+    r.processes.push_back(p);
+  }
+  return r;
+}
+
+TEST(LoadBalancerWithFpm, PassesIterationsAndResetsTheHistory) {
+  Config config;
+  config.partitioner = "fpm-akima";
+  LoadBalancer balancer(config);
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const BalanceDecision decision =
+      balancer.evaluate(report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, true);
+  EXPECT_TRUE(decision.changed);
+  EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
+  const auto& fpm = dynamic_cast<const FpmPartitioner&>(balancer.partitioner());
+  ASSERT_EQ(fpm.history().processes(), 2u);
+  // Speed = rows / (seconds / iterations).
+  EXPECT_DOUBLE_EQ(fpm.history().points(1).front().speed, 500 / 0.2);
+  balancer.reset_history();
+  EXPECT_EQ(fpm.history().processes(), 0u);
+}
+
+TEST(LoadBalancerWithFpm, DegenerateTimesAreTracedAsFallback) {
+  Config config;
+  config.partitioner = "fpm-geometric";
+  LoadBalancer balancer(config);
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const BalanceDecision decision =
+      balancer.evaluate(report({{500, 0.0}, {500, 2.0}}), current, 1000, {}, true);
+  EXPECT_FALSE(decision.changed);
+  EXPECT_NE(decision.to_json().value("fallback", "").find("fpm-geometric"), std::string::npos)
+      << decision.to_json().dump();
+}
+
+}  // namespace
+}  // namespace flexmpi
