@@ -150,6 +150,73 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);
 
+/* ---- dynamic process management (thesis 4.3, 4.4, Algs. 1-3) -------------- */
+/*
+ * Spawning and removing processes are collective over XMPI_COMM_WORLD: every
+ * process calls them (a process spawned earlier too: it runs the same
+ * program); only rank 0's arguments count, as in the thesis (Figs. 4.9,
+ * 4.11). Afterwards XMPI_COMM_WORLD is a new communicator: read it again.
+ * They need an MPI library that can spawn (Open MPI); elsewhere, e.g. with
+ * Debian's MPICH 4.0, they return XMPI_ERR_UNSUPPORTED.
+ */
+
+/** MPI_Info key of XMPI_Spawn: value "true" spawns all nprocs processes with
+ *  one MPI_Comm_spawn (thesis Alg. 2): cheaper, but they can only be removed
+ *  together. Default: one MPI_Comm_spawn per process (Alg. 1). */
+#define XMPI_INFO_BATCH "flexmpi_batch"
+
+/**
+ * Spawns nprocs processes of `command` (NULL: this program) with arguments
+ * argv (NULL-terminated, without the program name; NULL for none). info may
+ * be MPI_INFO_NULL (or NULL); its keys go to MPI_Comm_spawn. node_class: NULL,
+ * or one node class (procType of FLEXMPI_HOSTFILE) per process: the
+ * scheduler (FLEXMPI_SCHEDULER) picks a node of that class with a free
+ * processing element and sets the MPI_Info "host" key; with a hostfile and
+ * no node_class it picks among all nodes; without a hostfile MPI places them.
+ * The hostfile's hosts must be in mpiexec's allocation (--host/--hostfile),
+ * under the names hostname(1) gives: Open MPI 4.1 cannot recover from a
+ * spawn on a host it does not know (its later spawns abort the job).
+ * The new processes run the program's main: their MPI_Init returns once all
+ * of them have joined, XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED, and
+ * they own no rows until XMPI_Get_data. Atomic: on any error (unknown or
+ * full node class, no such program, MPI_Comm_spawn failure) no process is
+ * added and every process gets the error.
+ */
+int XMPI_Spawn(const char* command, char* argv[], int nprocs, MPI_Info info, char* node_class[]);
+
+/**
+ * Removes nprocs spawned processes: with node_class (one per process) from
+ * nodes of those classes as the scheduler's policy says, without it the most
+ * recently spawned ones. Their rows go to the remaining processes in
+ * proportion to their last measured speeds (equal shares if never
+ * measured). A removed process gets XMPI_REMOVED and XMPI_COMM_WORLD ==
+ * MPI_COMM_NULL: it should only free the communicators it made from
+ * XMPI_COMM_WORLD (Open MPI's MPI_Finalize would otherwise send to processes
+ * that no longer know them) and call MPI_Finalize, which waits for nobody.
+ * The processes started by mpiexec are never removed: asking for more than
+ * were spawned returns XMPI_ERR_ARG and changes nothing.
+ */
+int XMPI_Remove(int nprocs, char* node_class[]);
+
+/**
+ * In a newly spawned process, after registering the same structures as the
+ * others (with its empty block, from XMPI_Get_wsize): receives its rows of
+ * every registered structure and the current iteration (*it). The running
+ * processes call XMPI_Send_data at the same time. Afterwards call
+ * XMPI_Get_wsize again for the new block; the status becomes XMPI_RUNNING.
+ */
+int XMPI_Get_data(int* it);
+
+/**
+ * The running processes' side of XMPI_Get_data, after XMPI_Spawn: it is
+ * the iteration the new processes start from; every process's rows are
+ * rebalanced in proportion to the last measured speeds (a new process counts
+ * as fast as the processes of its node class, thesis 5.2.1) and moved.
+ * count/displ receive this process's new block. Until it is called,
+ * XMPI_Redistribute_data returns XMPI_ERR_STATE.
+ */
+int XMPI_Send_data(int it, int* count, int* displ);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,48 @@ MonitorTotals monitor_totals();
 
 enum class ProcessStatus { running = 0, newly_spawned = 1, removed = 2 };
 ProcessStatus process_status();
+
+/// Whether this MPI library can spawn processes (Open MPI: yes; Debian's MPICH 4.0: no).
+bool spawn_supported();
+
+/// Options of spawn_processes() beyond XMPI_Spawn's arguments.
+struct SpawnOptions {
+  MPI_Info info = MPI_INFO_NULL;  ///< keys for MPI_Comm_spawn (copied); the scheduler sets "host"
+  bool batch = false;             ///< one MPI_Comm_spawn for all processes (thesis Alg. 2)
+};
+
+/// XMPI_Spawn (see flexmpi.h). command empty: this program.
+void spawn_processes(const std::string& command, std::span<const std::string> argv, int nprocs,
+                     std::span<const std::string> node_classes = {},
+                     const SpawnOptions& options = {});
+/// XMPI_Remove (see flexmpi.h).
+void remove_processes(int nprocs, std::span<const std::string> node_classes = {});
+/// Removes the processes of these ranks of XMPI_COMM_WORLD (spawned ones only;
+/// a rank of the initial set is an Error(invalid_argument) and changes nothing).
+void remove_ranks(std::span<const int> ranks);
+/// XMPI_Get_data: returns the iteration.
+int get_data();
+/// XMPI_Send_data: returns this process's new block.
+Partition send_data(int iteration);
+
+/// How reconfigure() starts new processes.
+struct ReconfigureOptions {
+  std::string command;            ///< empty: this program, with this program's arguments
+  std::vector<std::string> argv;  ///< arguments of `command`
+  SpawnOptions spawn;
+};
+
+/// Moves the application to a new set of processing elements: `processes`
+/// per node class of the hostfile, or {{"", n}} for n processes wherever the
+/// scheduler puts them. Removes the surplus spawned processes (their rows go
+/// to the others), spawns the missing ones, then rebalances every row in
+/// proportion to the last measured speeds (new processes as fast as their
+/// node class) and moves the data; the new processes call get_data().
+/// Collective. Returns this process's block ({0, 0} if it was removed).
+/// Each of the two steps is atomic; if the spawn fails after a removal, the
+/// application continues, smaller, with its data.
+Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
+                      const ReconfigureOptions& options = {});
 
 /// RAII monitoring of one iteration: begins on construction, ends on finish()
 /// or, if finish() was not called, on destruction (errors then only logged).

@@ -186,4 +186,57 @@ int XMPI_Get_process_status(void) {
   return guarded([] { return static_cast<int>(flexmpi::process_status()); });
 }
 
+int XMPI_Spawn(const char* command, char* argv[], int nprocs, MPI_Info info, char* node_class[]) {
+  return guarded([&] {
+    std::vector<std::string> arguments, classes;
+    for (char** arg = argv; arg != nullptr && *arg != nullptr; ++arg) arguments.emplace_back(*arg);
+    // node_class holds one class per process (significant only at rank 0).
+    if (node_class != nullptr && nprocs > 0) {
+      for (int k = 0; k < nprocs; ++k) {
+        require_pointer(node_class[k], "node_class[k]");
+        classes.emplace_back(node_class[k]);
+      }
+    }
+    flexmpi::SpawnOptions options;
+    // The thesis passes NULL (Fig. 4.13): read it as MPI_INFO_NULL.
+    options.info = info == MPI_Info{} ? MPI_INFO_NULL : info;
+    flexmpi::spawn_processes(command != nullptr ? command : "", arguments, nprocs, classes,
+                             options);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Remove(int nprocs, char* node_class[]) {
+  return guarded([&] {
+    std::vector<std::string> classes;
+    if (node_class != nullptr && nprocs > 0) {
+      for (int k = 0; k < nprocs; ++k) {
+        require_pointer(node_class[k], "node_class[k]");
+        classes.emplace_back(node_class[k]);
+      }
+    }
+    flexmpi::remove_processes(nprocs, classes);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Get_data(int* it) {
+  return guarded([&] {
+    require_pointer(it, "it");
+    *it = flexmpi::get_data();
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Send_data(int it, int* count, int* displ) {
+  return guarded([&] {
+    require_pointer(count, "count");
+    require_pointer(displ, "displ");
+    const flexmpi::Partition block = flexmpi::send_data(it);
+    *count = block.count;
+    *displ = block.displ;
+    return XMPI_SUCCESS;
+  });
+}
+
 }  // extern "C"

@@ -3,6 +3,7 @@
 
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
+#include "process/process_manager.hpp"
 
 namespace flexmpi {
 
@@ -119,10 +120,7 @@ MonitorTotals monitor_totals() {
   return {totals.iterations, totals.wall, totals.cpu, totals.mpi, totals.computation()};
 }
 
-ProcessStatus process_status() {
-  Runtime::get();
-  return ProcessStatus::running;
-}
+ProcessStatus process_status() { return Runtime::get().processes().status(); }
 
 IterationScope::IterationScope(std::span<const std::string> events) { monitor_begin(events); }
 

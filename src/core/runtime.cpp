@@ -10,6 +10,7 @@
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
+#include "process/process_manager.hpp"
 #include "profiling/profile_report.hpp"
 
 extern "C" {
@@ -25,25 +26,24 @@ Runtime& Runtime::get() {
   return *instance_;
 }
 
-Runtime::Runtime(int thread_level)
+Runtime::Runtime(int thread_level, MPI_Comm world)
     : config_(load_config_from_environment()),
       comm_profile_(thread_level == MPI_THREAD_MULTIPLE),
       start_wall_(wall_seconds()) {
-  check_mpi(PMPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
-  check_mpi(PMPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
-  check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &library_comm_), "MPI_Comm_dup");
-  check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &XMPI_COMM_WORLD), "MPI_Comm_dup");
+  check_mpi(PMPI_Comm_rank(world, &rank_), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(world, &size_), "MPI_Comm_size");
+  check_mpi(PMPI_Comm_dup(world, &library_comm_), "MPI_Comm_dup");
+  check_mpi(PMPI_Comm_dup(world, &XMPI_COMM_WORLD), "MPI_Comm_dup");
 
   log_ = std::make_shared<spdlog::logger>("flexmpi",
                                           std::make_shared<spdlog::sinks::stderr_sink_st>());
   log_->set_pattern("[flexmpi " + std::to_string(rank_) + "] %v");
   log_->set_level(spdlog::level::from_str(config_.log_level));
 
-  // The emulated speed may be a function of this process's work units (SPEC section 6).
-  const SpeedEmulator emulator = SpeedEmulator::for_rank(
-      config_.emulate_speed.empty() ? std::vector<SpeedFunction>{}
-                                    : parse_speed_list(config_.emulate_speed),
-      rank_, [this] { return work_units_; });
+  const SpeedEmulator emulator =
+      SpeedEmulator::for_rank(config_.emulate_speed.empty() ? std::vector<double>{}
+                                                              : parse_speed_list(config_.emulate_speed),
+                              rank_);
   MetricContext context;
   context.current_work = [this] { return work_units_; };
   context.log = [this](const std::string& message) {
@@ -52,8 +52,9 @@ Runtime::Runtime(int thread_level)
   metric_ = make_metric(config_.metric, context);
   monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
   balancer_ = std::make_unique<LoadBalancer>(config_);
-  if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.describe());
+  if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.speed());
   if (rank_ == 0 && !config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
+  processes_ = std::make_unique<ProcessManager>(*this);
 }
 
 Runtime::~Runtime() {
@@ -62,6 +63,11 @@ Runtime::~Runtime() {
 }
 
 void Runtime::start(int thread_level) {
+  // A process started by XMPI_Spawn first joins its parents (thesis Alg. 1).
+  if (ProcessManager::is_spawned_process()) {
+    ProcessManager::start_spawned(thread_level);
+    return;
+  }
   std::string failure;
   try {
     instance_ = new Runtime(thread_level);
@@ -198,6 +204,12 @@ RedistributionStats Runtime::move_to(const Decomposition& target) {
 
 RedistributionStats Runtime::redistribute(const RowBlock& old_block, const RowBlock& new_block) {
   api_used_ = true;
+  if (processes_->newcomers_pending()) {
+    // They wait in XMPI_Get_data, whose other side is XMPI_Send_data.
+    throw Error(Errc::bad_state,
+                "spawned processes wait for their data: hand it over with XMPI_Send_data "
+                "(they call XMPI_Get_data) before XMPI_Redistribute_data");
+  }
   // Every process knows only its own blocks: gather both decompositions.
   const std::array<std::int64_t, 4> mine = {old_block.count, old_block.displ, new_block.count,
                                             new_block.displ};

@@ -25,6 +25,8 @@
 
 namespace flexmpi {
 
+class ProcessManager;
+
 class Runtime {
  public:
   /// The runtime, or nullptr outside MPI_Init ... MPI_Finalize.
@@ -79,11 +81,16 @@ class Runtime {
   /// new one (XMPI_Redistribute_data); collective.
   RedistributionStats redistribute(const RowBlock& old_block, const RowBlock& new_block);
 
+  /// Dynamic process management (thesis 4.3): spawn, remove, process status.
+  ProcessManager& processes() { return *processes_; }
+
   /// The last completed sampling interval, if any.
   [[nodiscard]] const std::optional<IntervalReport>& last_interval() const { return last_interval_; }
 
  private:
-  explicit Runtime(int thread_level);
+  // world: MPI_COMM_WORLD, or for a spawned process the communicator merged
+  // with its parents (ProcessManager::start_spawned).
+  explicit Runtime(int thread_level, MPI_Comm world = MPI_COMM_WORLD);
   /// Exchanges the per-process records of the finished interval (collective).
   void close_interval();
   void trace_interval(const nlohmann::json& extra);
@@ -93,6 +100,9 @@ class Runtime {
   void update_work(std::span<const double> weight);
   std::vector<double> global_row_work(std::span<const double> weight);
   void write_profile() noexcept;
+
+  // The process manager rebuilds the communicators and the decomposition.
+  friend class ProcessManager;
 
   static inline Runtime* instance_ = nullptr;
 
@@ -115,6 +125,7 @@ class Runtime {
   int intervals_closed_ = 0;
   bool api_used_ = false;  // false: profile-only mode (no flexmpi call was made)
   double start_wall_ = 0.0;
+  std::unique_ptr<ProcessManager> processes_;
 };
 
 }  // namespace flexmpi

@@ -1,0 +1,959 @@
+#include "process/process_manager.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "balancing/partitioner.hpp"
+#include "config/config.hpp"
+#include "core/runtime.hpp"
+#include "flexmpi.h"
+#include "flexmpi/error.hpp"
+#include "resources/hostfile.hpp"
+
+extern char** environ;
+
+namespace flexmpi {
+namespace {
+
+using nlohmann::json;
+
+// Tag of MPI_Intercomm_create on the rank 0 + new processes communicator.
+constexpr int kJoinTag = 4301;
+// MPI_Info key of XMPI_Spawn that asks for one spawn for all processes (Alg. 2).
+constexpr const char* kBatchKey = "flexmpi_batch";
+
+json bcast_json(const json& value, int root, MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  std::string text = rank == root ? value.dump() : std::string();
+  long long length = static_cast<long long>(text.size());
+  check_mpi(PMPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm), "MPI_Bcast (plan size)");
+  text.resize(static_cast<std::size_t>(length));
+  check_mpi(PMPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, comm),
+            "MPI_Bcast (plan)");
+  return json::parse(text);
+}
+
+// The lowest rank of comm whose `failed` is true, or INT_MAX.
+int first_failing(bool failed, MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  int first = failed ? rank : INT_MAX;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm),
+            "MPI_Allreduce (agreement)");
+  return first;
+}
+
+std::string processor_name() {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  PMPI_Get_processor_name(name, &length);
+  return std::string(name, static_cast<std::size_t>(std::max(length, 0)));
+}
+
+// Every FLEXMPI_* variable of this process: a spawned process gets the same
+// settings as its parents even if they were changed after mpiexec started.
+json flexmpi_environment() {
+  json env = json::object();
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    const auto equals = text.find('=');
+    if (text.rfind("FLEXMPI_", 0) == 0 && equals != std::string::npos) {
+      env[text.substr(0, equals)] = text.substr(equals + 1);
+    }
+  }
+  return env;
+}
+
+void apply_environment(const json& env) {
+  std::vector<std::string> mine;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    if (text.rfind("FLEXMPI_", 0) == 0) mine.push_back(text.substr(0, text.find('=')));
+  }
+  for (const std::string& name : mine) unsetenv(name.c_str());
+  for (const auto& [name, value] : env.items()) {
+    setenv(name.c_str(), value.get<std::string>().c_str(), 1);
+  }
+}
+
+bool executable_file(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+std::string current_directory() {
+  std::vector<char> buffer(4096);
+  if (getcwd(buffer.data(), buffer.size()) == nullptr) return ".";
+  return buffer.data();
+}
+
+// The program MPI_Comm_spawn will start, as an absolute path. A missing
+// program must be caught here: Open MPI aborts the whole job when it cannot
+// start one.
+std::string resolve_command(const std::string& command) {
+  if (command.empty()) throw Error(Errc::invalid_argument, "command is empty");
+  std::vector<std::string> candidates;
+  if (command.find('/') != std::string::npos) {
+    candidates.push_back(command[0] == '/' ? command : current_directory() + "/" + command);
+  } else {
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path != nullptr ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      if (!dir.empty()) candidates.push_back(dir + "/" + command);
+    }
+    candidates.push_back(current_directory() + "/" + command);  // as in the thesis' examples
+  }
+  for (const std::string& candidate : candidates) {
+    if (executable_file(candidate)) return candidate;
+  }
+  throw Error(Errc::invalid_argument,
+              "command '" + command + "': no executable file of that name" +
+                  (command.find('/') != std::string::npos ? std::string()
+                                                          : " in PATH or the working directory") +
+                  " (checked on rank 0's host)");
+}
+
+std::string self_executable() {
+  std::vector<char> buffer(4096);
+  const ssize_t length = readlink("/proc/self/exe", buffer.data(), buffer.size() - 1);
+  if (length <= 0) throw Error(Errc::unsupported, "cannot find this program (/proc/self/exe)");
+  return std::string(buffer.data(), static_cast<std::size_t>(length));
+}
+
+std::string op_name(int op) {
+  switch (op) {
+    case 1:
+      return "XMPI_Spawn";
+    case 2:
+      return "XMPI_Remove";
+    case 3:
+      return "XMPI_Send_data/XMPI_Get_data";
+    case 4:
+      return "reconfigure";
+    default:
+      return "operation " + std::to_string(op);
+  }
+}
+
+std::string info_value(MPI_Info info, const char* key) {
+  if (info == MPI_INFO_NULL) return {};
+  int length = 0, flag = 0;
+  check_mpi(PMPI_Info_get_valuelen(info, key, &length, &flag), "MPI_Info_get_valuelen");
+  if (flag == 0) return {};
+  std::vector<char> value(static_cast<std::size_t>(length) + 1);
+  check_mpi(PMPI_Info_get(info, key, length, value.data(), &flag), "MPI_Info_get");
+  return value.data();
+}
+
+json to_json(const Decomposition& blocks) {
+  json list = json::array();
+  for (const RowBlock& block : blocks) list.push_back({block.count, block.displ});
+  return list;
+}
+
+Decomposition from_json(const json& list) {
+  Decomposition blocks;
+  for (const json& block : list)
+    blocks.push_back({block[0].get<std::int64_t>(), block[1].get<std::int64_t>()});
+  return blocks;
+}
+
+void free_comm(MPI_Comm& comm) {
+  if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+}
+
+// The new library communicator returns errors (flexmpi checks every code);
+// the application's keeps the error handler it had.
+void set_error_handlers(MPI_Comm library, MPI_Comm world, MPI_Comm old_world) {
+  check_mpi(PMPI_Comm_set_errhandler(library, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  if (world == MPI_COMM_NULL || old_world == MPI_COMM_NULL) return;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(old_world, &handler) == MPI_SUCCESS) {
+    PMPI_Comm_set_errhandler(world, handler);
+    PMPI_Errhandler_free(&handler);
+  }
+}
+
+}  // namespace
+
+// ---- state kept to undo a failed spawn -----------------------------------------
+
+struct ProcessManager::Snapshot {
+  MPI_Comm library = MPI_COMM_NULL;
+  MPI_Comm world = MPI_COMM_NULL;
+  int size = 0;
+  std::int64_t rows = -1;
+  Decomposition decomposition;
+  std::vector<bool> awaiting;
+  std::optional<Scheduler> scheduler;  // rank 0
+  std::vector<double> known_speed;     // rank 0
+};
+
+ProcessManager::ProcessManager(Runtime& runtime) : runtime_(runtime) {
+  check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &self_), "MPI_Comm_dup (self)");
+  check_mpi(PMPI_Comm_set_errhandler(self_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  awaiting_data_.assign(static_cast<std::size_t>(runtime.size_), false);
+}
+
+ProcessManager::~ProcessManager() {
+  if (prepared_ && prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
+  free_comm(self_);
+}
+
+bool ProcessManager::newcomers_pending() const {
+  return std::find(awaiting_data_.begin(), awaiting_data_.end(), true) != awaiting_data_.end();
+}
+
+std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
+  static const std::optional<std::string> reason = []() -> std::optional<std::string> {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return std::nullopt;
+    const std::string text(version, static_cast<std::size_t>(length));
+    // Debian's MPICH 4.0 (device ch4:ucx) cannot spawn or open ports (SPEC 7);
+    // trying hangs or aborts, so flexmpi refuses before any MPI call.
+    if (text.find("MPICH") != std::string::npos && text.find("ch4:ucx") != std::string::npos) {
+      return "this MPI library (" + text.substr(0, text.find('\n')) +
+             ", device ch4:ucx) cannot spawn processes; dynamic processes need Open MPI "
+             "(build flexmpi with -DFLEXMPI_MPI=openmpi)";
+    }
+    return std::nullopt;
+  }();
+  return reason;
+}
+
+bool ProcessManager::is_spawned_process() {
+  MPI_Comm parent = MPI_COMM_NULL;
+  return PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent != MPI_COMM_NULL;
+}
+
+// ---- agreement and decisions -------------------------------------------------------
+
+ProcessManager::Blocker ProcessManager::reconfiguration_blocker(bool needs_spawn_support) const {
+  if (status_ == ProcessStatus::removed) {
+    return {"this process was removed (XMPI_REMOVED): it may only call MPI_Finalize",
+            Errc::bad_state};
+  }
+  if (needs_spawn_support) {
+    if (auto reason = spawn_unsupported_reason()) return {*reason, Errc::unsupported};
+  }
+  if (runtime_.monitor_->iteration_open()) {
+    return {
+        "a monitored iteration is open: end it (XMPI_Monitor_iter_end or XMPI_Eval_lbalance) "
+        "before changing the processes",
+        Errc::bad_state};
+  }
+  return {};
+}
+
+void ProcessManager::agree(Op op, const Blocker& blocker) {
+  const std::string& local_failure = blocker.message;
+  const Errc code = blocker.code;
+  runtime_.api_used_ = true;
+  const MPI_Comm comm = runtime_.library_comm_;
+  int values[3] = {static_cast<int>(op), -static_cast<int>(op),
+                   local_failure.empty() ? INT_MAX : runtime_.rank_};
+  int reduced[3];
+  // MIN of (op, -op) gives the smallest and the largest op called.
+  check_mpi(PMPI_Allreduce(values, reduced, 3, MPI_INT, MPI_MIN, comm),
+            "MPI_Allreduce (agreement)");
+  if (reduced[0] != -reduced[1]) {
+    throw Error(Errc::bad_state, "the processes called different operations (" +
+                                     op_name(reduced[0]) + " and " + op_name(-reduced[1]) +
+                                     "); spawning, removing and handing data over are "
+                                     "collective over XMPI_COMM_WORLD");
+  }
+  if (reduced[2] == INT_MAX) return;
+  // One process cannot take part: everyone reports its reason.
+  const int root = reduced[2];
+  json failure = {{"code", static_cast<int>(code)}, {"message", local_failure}};
+  failure = bcast_json(failure, root, comm);
+  std::string message = failure["message"].get<std::string>();
+  if (root != runtime_.rank_) message += " [on rank " + std::to_string(root) + "]";
+  throw Error(static_cast<Errc>(failure["code"].get<int>()), message);
+}
+
+json ProcessManager::decide(const std::function<json()>& at_root) {
+  json result;
+  if (runtime_.rank_ == 0) {
+    try {
+      result = {{"ok", at_root()}};
+    } catch (const Error& e) {
+      result = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
+    } catch (const std::exception& e) {
+      result = {{"code", static_cast<int>(Errc::internal)}, {"message", e.what()}};
+    }
+  }
+  result = bcast_json(result, 0, runtime_.library_comm_);
+  if (!result.contains("ok")) {
+    throw Error(static_cast<Errc>(result["code"].get<int>()), result["message"].get<std::string>());
+  }
+  return result["ok"];
+}
+
+void ProcessManager::ensure_process_table() {
+  if (table_ready_) return;
+  // Before the first reconfiguration every process belongs to the initial set.
+  std::string name = processor_name();
+  name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+  std::vector<char> all(
+      runtime_.rank_ == 0 ? static_cast<std::size_t>(runtime_.size_) * MPI_MAX_PROCESSOR_NAME : 0);
+  check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, runtime_.library_comm_),
+            "MPI_Gather (hosts)");
+  if (runtime_.rank_ == 0) {
+    for (int p = 0; p < runtime_.size_; ++p) {
+      initial_hosts_.emplace_back(all.data() +
+                                  static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME);
+    }
+    known_speed_.assign(static_cast<std::size_t>(runtime_.size_), 0.0);
+  }
+  table_ready_ = true;
+}
+
+Scheduler& ProcessManager::scheduler() {
+  if (!scheduler_) {
+    const Config& config = runtime_.config_;
+    std::vector<NodeDescription> nodes;
+    if (!config.hostfile.empty()) {
+      try {
+        nodes = read_hostfile(config.hostfile);
+      } catch (const std::exception& e) {
+        throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
+      }
+    }
+    scheduler_ =
+        std::make_unique<Scheduler>(std::move(nodes), parse_scheduling_policy(config.scheduler));
+    scheduler_->set_initial_processes(initial_hosts_);
+  }
+  return *scheduler_;
+}
+
+// ---- speeds and decompositions (rank 0) ------------------------------------------
+
+std::vector<double> ProcessManager::estimated_speeds() {
+  const auto& last = runtime_.last_interval_;
+  // An interval measured since the last reconfiguration replaces what was known.
+  if (last && last->index >= speed_interval_mark_ &&
+      last->processes.size() == static_cast<std::size_t>(runtime_.size_)) {
+    for (std::size_t p = 0; p < last->processes.size(); ++p) {
+      known_speed_[p] = std::max(0.0, last->processes[p].speed());
+    }
+  }
+  known_speed_.resize(static_cast<std::size_t>(runtime_.size_), 0.0);
+  // A process never measured is assumed as fast as the measured ones of its
+  // node class, else as the average measured one (thesis 5.2.1); with no
+  // measurement at all every process counts the same.
+  Scheduler& s = scheduler();
+  std::map<std::string, std::pair<double, int>> per_class;
+  double sum = 0.0;
+  int known = 0;
+  for (std::size_t p = 0; p < known_speed_.size(); ++p) {
+    if (known_speed_[p] <= 0.0) continue;
+    auto& entry = per_class[s.node_class_of(s.processes()[p].host)];
+    entry.first += known_speed_[p];
+    ++entry.second;
+    sum += known_speed_[p];
+    ++known;
+  }
+  std::vector<double> speeds(known_speed_.size(), 1.0);
+  if (known == 0) return speeds;
+  for (std::size_t p = 0; p < speeds.size(); ++p) {
+    if (known_speed_[p] > 0.0) {
+      speeds[p] = known_speed_[p];
+      continue;
+    }
+    const auto entry = per_class.find(s.node_class_of(s.processes()[p].host));
+    speeds[p] = entry != per_class.end() && entry->second.second > 0
+                    ? entry->second.first / entry->second.second
+                    : sum / known;
+  }
+  return speeds;
+}
+
+Decomposition ProcessManager::proportional_decomposition(const std::vector<double>& shares) const {
+  return blocks_from_counts(proportional_counts(runtime_.global_rows_, shares, 1));
+}
+
+// ---- spawning ------------------------------------------------------------------------
+
+json ProcessManager::plan_spawn(const SpawnRequest& request) {
+  if (request.nprocs < 1) {
+    throw Error(Errc::invalid_argument,
+                "nprocs=" + std::to_string(request.nprocs) + ": expected >= 1");
+  }
+  PreparedSpawn prepared;
+  prepared.nprocs = request.nprocs;
+  prepared.command = request.command.empty() ? self_executable() : resolve_command(request.command);
+  prepared.argv = request.argv;
+  prepared.batch = request.batch || info_value(request.info, kBatchKey) == "true" ||
+                   info_value(request.info, kBatchKey) == "1";
+  Scheduler& s = scheduler();
+  prepared.hosts = s.plan_spawn(request.nprocs, request.node_classes);
+  // Without a hostfile the caller's own "host" key, if any, places them.
+  const std::string user_host = info_value(request.info, "host");
+  for (std::string& host : prepared.hosts) {
+    if (host.empty()) host = user_host;
+  }
+  if (request.info != MPI_INFO_NULL) {
+    check_mpi(PMPI_Info_dup(request.info, &prepared.info), "MPI_Info_dup");
+    int length = 0, flag = 0;
+    check_mpi(PMPI_Info_get_valuelen(prepared.info, kBatchKey, &length, &flag),
+              "MPI_Info_get_valuelen");
+    if (flag != 0) check_mpi(PMPI_Info_delete(prepared.info, kBatchKey), "MPI_Info_delete");
+  }
+  if (prepared_ && prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
+  prepared_ = std::move(prepared);
+  return {{"steps", prepared_->batch ? 1 : prepared_->nprocs}};
+}
+
+void ProcessManager::spawn(const SpawnRequest& request) {
+  agree(Op::spawn, reconfiguration_blocker(true));
+  ensure_process_table();
+  const json plan = decide([&] { return plan_spawn(request); });
+  run_spawn_steps(plan["steps"].get<int>(), false);
+}
+
+MPI_Comm ProcessManager::spawn_one_step(int step) {
+  PreparedSpawn& p = *prepared_;
+  if (step == injected_failure_step_) {
+    injected_failure_step_ = -1;
+    throw Error(Errc::mpi_failure, "MPI_Comm_spawn of '" + p.command + "' (step " +
+                                       std::to_string(step) + ") failed: injected failure (test)");
+  }
+  const int first = p.batch ? 0 : step;
+  const int count = p.batch ? p.nprocs : 1;
+  std::vector<char*> args;
+  for (std::string& arg : p.argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  // One MPI_Info per process, the caller's keys plus the scheduler's host (Alg. 1 line 4).
+  std::vector<MPI_Info> infos(static_cast<std::size_t>(count), MPI_INFO_NULL);
+  auto release = [&] {
+    for (MPI_Info& info : infos) {
+      if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+    }
+  };
+  std::string where;
+  for (int k = 0; k < count; ++k) {
+    const std::string& host = p.hosts[static_cast<std::size_t>(first + k)];
+    if (p.info != MPI_INFO_NULL) {
+      check_mpi(PMPI_Info_dup(p.info, &infos[k]), "MPI_Info_dup");
+    } else {
+      check_mpi(PMPI_Info_create(&infos[k]), "MPI_Info_create");
+    }
+    if (!host.empty()) {
+      check_mpi(PMPI_Info_set(infos[k], "host", host.c_str()), "MPI_Info_set");
+      where += (where.empty() ? " on " : ", ") + host;
+    }
+  }
+  MPI_Comm inter = MPI_COMM_NULL;
+  std::vector<int> errors(static_cast<std::size_t>(count), MPI_SUCCESS);
+  int code = MPI_SUCCESS;
+  const bool same_info = count == 1 || p.hosts[static_cast<std::size_t>(first)].empty() ||
+                         std::all_of(p.hosts.begin(), p.hosts.end(),
+                                     [&](const std::string& h) { return h == p.hosts.front(); });
+  if (same_info) {
+    code = PMPI_Comm_spawn(p.command.c_str(), args.data(), count, infos[0], 0, self_, &inter,
+                           errors.data());
+  } else {
+    // Alg. 2 with a host per process: one spawn, one command/info per process.
+    std::vector<char*> commands(static_cast<std::size_t>(count), p.command.data());
+    std::vector<char**> argvs(static_cast<std::size_t>(count), args.data());
+    std::vector<int> maxprocs(static_cast<std::size_t>(count), 1);
+    code = PMPI_Comm_spawn_multiple(count, commands.data(), argvs.data(), maxprocs.data(),
+                                    infos.data(), 0, self_, &inter, errors.data());
+  }
+  release();
+  if (code != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    PMPI_Error_string(code, text, &length);
+    throw Error(Errc::mpi_failure, "MPI_Comm_spawn of '" + p.command + "'" + where + " failed: " +
+                                       std::string(text, static_cast<std::size_t>(length)));
+  }
+  MPI_Comm peer = MPI_COMM_NULL;
+  check_mpi(PMPI_Intercomm_merge(inter, 0, &peer), "MPI_Intercomm_merge (spawn)");
+  check_mpi(PMPI_Comm_disconnect(&inter), "MPI_Comm_disconnect (spawn)");  // Alg. 1 line 8
+  return peer;
+}
+
+void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
+  Runtime& rt = runtime_;
+  Snapshot snapshot;
+  snapshot.library = rt.library_comm_;
+  snapshot.world = XMPI_COMM_WORLD;
+  snapshot.size = rt.size_;
+  snapshot.rows = rt.global_rows_;
+  snapshot.decomposition = rt.decomposition_;
+  snapshot.awaiting = awaiting_data_;
+  if (rt.rank_ == 0) {
+    snapshot.scheduler = scheduler();
+    snapshot.known_speed = known_speed_;
+  }
+  for (int step = 0; step < steps; ++step) {
+    // Rank 0 spawns (over MPI_COMM_SELF) and tells everyone whether it worked.
+    MPI_Comm peer = MPI_COMM_NULL;
+    json outcome = json::object();
+    if (rt.rank_ == 0) {
+      try {
+        peer = spawn_one_step(step);
+        outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
+      } catch (const Error& e) {
+        outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
+      }
+    }
+    outcome = bcast_json(outcome, 0, rt.library_comm_);
+    if (!outcome.contains("new")) {
+      roll_back(snapshot, newcomer);
+      throw Error(static_cast<Errc>(outcome["code"].get<int>()),
+                  outcome["message"].get<std::string>());
+    }
+    const int fresh = outcome["new"].get<int>();
+    // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
+    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    check_mpi(PMPI_Intercomm_create(rt.library_comm_, 0, peer, 1, kJoinTag, &inter),
+              "MPI_Intercomm_create (join)");
+    check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
+    free_comm(inter);
+    free_comm(peer);
+    // What the new processes need (the others read the same).
+    json join;
+    if (rt.rank_ == 0) {
+      Decomposition blocks = rt.decomposition_;
+      std::vector<bool> awaiting = awaiting_data_;
+      for (int k = 0; k < fresh; ++k) {
+        if (!blocks.empty()) blocks.push_back({0, rt.global_rows_});
+        awaiting.push_back(true);
+      }
+      join = {{"remaining", steps - step - 1},
+              {"env", flexmpi_environment()},
+              {"rows", rt.global_rows_},
+              {"decomposition", to_json(blocks)},
+              {"awaiting", awaiting}};
+    }
+    join = bcast_json(join, 0, merged);
+    // The new processes check their settings, then create their runtime,
+    // whose two MPI_Comm_dup calls these mirror (Runtime's constructor).
+    int failing = first_failing(false, merged);
+    MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
+    if (failing == INT_MAX) {
+      check_mpi(PMPI_Comm_dup(merged, &library), "MPI_Comm_dup");
+      check_mpi(PMPI_Comm_dup(merged, &world), "MPI_Comm_dup");
+      failing = first_failing(false, merged);
+    }
+    if (failing != INT_MAX) {
+      free_comm(library);
+      free_comm(world);
+      free_comm(merged);
+      roll_back(snapshot, newcomer);
+      throw Error(Errc::mpi_failure,
+                  "a spawned process could not start flexmpi (rank " + std::to_string(failing) +
+                      " of the new communicator; its standard error says why): spawn undone");
+    }
+    // Rank 0 learns where the new processes run.
+    std::string name = processor_name();
+    name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+    int merged_size = 0;
+    PMPI_Comm_size(merged, &merged_size);
+    std::vector<char> names(
+        rt.rank_ == 0 ? static_cast<std::size_t>(merged_size) * MPI_MAX_PROCESSOR_NAME : 0);
+    check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                          MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
+              "MPI_Gather (hosts)");
+    if (rt.rank_ == 0) {
+      std::vector<std::string> hosts;
+      const int first = prepared_->batch ? 0 : step;
+      for (int k = 0; k < fresh; ++k) {
+        std::string host = prepared_->hosts[static_cast<std::size_t>(first + k)];
+        if (host.empty()) {
+          host = names.data() +
+                 static_cast<std::size_t>(merged_size - fresh + k) * MPI_MAX_PROCESSOR_NAME;
+        }
+        hosts.push_back(host);
+      }
+      scheduler().add_spawned(hosts, prepared_->batch);
+      known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
+    }
+    // The communicators of the call's start stay until it succeeds (roll_back).
+    if (rt.library_comm_ != snapshot.library) free_comm(rt.library_comm_);
+    if (XMPI_COMM_WORLD != snapshot.world) free_comm(XMPI_COMM_WORLD);
+    adopt(library, world, join, false);
+    set_error_handlers(library, world, snapshot.world);
+    free_comm(merged);
+  }
+  // Success: the communicators of the call's start go.
+  if (rt.library_comm_ != snapshot.library) PMPI_Comm_free(&snapshot.library);
+  if (XMPI_COMM_WORLD != snapshot.world) PMPI_Comm_free(&snapshot.world);
+  if (rt.rank_ == 0 && prepared_) {
+    if (prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
+    prepared_.reset();
+  }
+}
+
+void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, bool newcomer) {
+  Runtime& rt = runtime_;
+  rt.library_comm_ = library;
+  XMPI_COMM_WORLD = world;
+  check_mpi(PMPI_Comm_rank(library, &rt.rank_), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(library, &rt.size_), "MPI_Comm_size");
+  rt.global_rows_ = join["rows"].get<std::int64_t>();
+  rt.decomposition_ = from_json(join["decomposition"]);
+  awaiting_data_ = join["awaiting"].get<std::vector<bool>>();
+  if (newcomer) {
+    status_ = ProcessStatus::newly_spawned;
+    table_ready_ = true;  // rank 0 has had it since the first spawn
+    if (!rt.decomposition_.empty()) {
+      rt.data_.set_local_block(rt.decomposition_[static_cast<std::size_t>(rt.rank_)]);
+    }
+  }
+  rt.log_->set_pattern("[flexmpi " + std::to_string(rt.rank_) + "] %v");
+  after_reconfiguration();
+}
+
+void ProcessManager::after_reconfiguration() {
+  Runtime& rt = runtime_;
+  // A new set of processes starts a new sampling interval on every process,
+  // so that interval boundaries (collective) stay aligned; the interference
+  // history of the old set is void.
+  (void)rt.monitor_->take_interval();
+  rt.interval_traced_ = true;
+  rt.balancer_->reset_history();
+  speed_interval_mark_ = rt.intervals_closed_;
+}
+
+void ProcessManager::roll_back(Snapshot& snapshot, bool newcomer) {
+  Runtime& rt = runtime_;
+  if (newcomer) {
+    // A process spawned by this call leaves: it never existed for the application.
+    // Every communicator it shares with the others must be freed first: Open
+    // MPI's MPI_Finalize releases the live ones with messages to the other
+    // processes, which arrive on communicators they have freed and crash a
+    // later communicator that reuses the context id.
+    rt.log_->debug("spawn undone: this process finalizes");
+    if (snapshot.library != rt.library_comm_) free_comm(snapshot.library);
+    if (snapshot.world != XMPI_COMM_WORLD) free_comm(snapshot.world);
+    Runtime::instance_ = nullptr;
+    delete &rt;  // frees the current communicators (and this object): touch nothing after
+    PMPI_Finalize();
+    std::exit(EXIT_SUCCESS);
+  }
+  const bool changed = rt.library_comm_ != snapshot.library;
+  if (rt.library_comm_ != snapshot.library) free_comm(rt.library_comm_);
+  if (XMPI_COMM_WORLD != snapshot.world) free_comm(XMPI_COMM_WORLD);
+  rt.library_comm_ = snapshot.library;
+  XMPI_COMM_WORLD = snapshot.world;
+  rt.size_ = snapshot.size;
+  rt.global_rows_ = snapshot.rows;
+  rt.decomposition_ = snapshot.decomposition;
+  awaiting_data_ = snapshot.awaiting;
+  if (rt.rank_ == 0) {
+    if (snapshot.scheduler) *scheduler_ = *snapshot.scheduler;
+    known_speed_ = snapshot.known_speed;
+    if (prepared_ && prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
+    prepared_.reset();
+  }
+  if (changed) after_reconfiguration();
+}
+
+void ProcessManager::start_spawned(int thread_level) {
+  MPI_Comm parent = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_get_parent(&parent), "MPI_Comm_get_parent");
+  // Merge with rank 0 (which spawned us), then join all the others through it.
+  MPI_Comm peer = MPI_COMM_NULL, siblings = MPI_COMM_NULL, inter = MPI_COMM_NULL,
+           merged = MPI_COMM_NULL;
+  check_mpi(PMPI_Intercomm_merge(parent, 1, &peer), "MPI_Intercomm_merge (spawned)");
+  check_mpi(PMPI_Comm_disconnect(&parent), "MPI_Comm_disconnect (parent)");
+  check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &siblings), "MPI_Comm_dup");
+  check_mpi(PMPI_Intercomm_create(siblings, 0, peer, 0, kJoinTag, &inter),
+            "MPI_Intercomm_create (spawned)");
+  check_mpi(PMPI_Intercomm_merge(inter, 1, &merged), "MPI_Intercomm_merge (spawned)");
+  free_comm(inter);
+  free_comm(peer);
+  free_comm(siblings);
+  const json join = bcast_json(json(), 0, merged);
+  apply_environment(join["env"]);
+
+  int rank = 0;
+  PMPI_Comm_rank(merged, &rank);
+  auto give_up = [&](const std::string& failure, int first) {
+    if (first == rank) std::fprintf(stderr, "flexmpi (spawned process): %s\n", failure.c_str());
+    free_comm(merged);
+    PMPI_Finalize();
+    std::exit(first == rank ? EXIT_FAILURE : EXIT_SUCCESS);
+  };
+  // Agreement 1: the settings (before the runtime's collective MPI_Comm_dup calls).
+  std::string failure;
+  try {
+    (void)load_config_from_environment();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  int first = first_failing(!failure.empty(), merged);
+  if (first != INT_MAX) give_up(failure, first);
+  // Agreement 2: the runtime, built on the merged communicator.
+  try {
+    Runtime::instance_ = new Runtime(thread_level, merged);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  first = first_failing(!failure.empty(), merged);
+  if (first != INT_MAX) {
+    delete Runtime::instance_;
+    Runtime::instance_ = nullptr;
+    give_up(failure, first);
+  }
+  std::string name = processor_name();
+  name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+  check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, nullptr,
+                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
+            "MPI_Gather (hosts)");
+  Runtime& rt = *Runtime::instance_;
+  ProcessManager& self = *rt.processes_;
+  self.adopt(rt.library_comm_, XMPI_COMM_WORLD, join, true);
+  check_mpi(PMPI_Comm_set_errhandler(rt.library_comm_, MPI_ERRORS_RETURN),
+            "MPI_Comm_set_errhandler");
+  free_comm(merged);
+  // The spawns left in this XMPI_Spawn call are collective over us too.
+  const int remaining = join["remaining"].get<int>();
+  if (remaining > 0) self.run_spawn_steps(remaining, true);
+}
+
+// ---- removal -------------------------------------------------------------------------
+
+json ProcessManager::plan_removal(const std::vector<int>& ranks) {
+  scheduler().check_removable(ranks);
+  json plan = {{"victims", ranks}};
+  if (!runtime_.decomposition_.empty()) {
+    // The rows of the removed processes go to the others in proportion to
+    // their power; the removed ones keep none (not even the minimum of one row).
+    const std::vector<double> speeds = estimated_speeds();
+    const std::set<int> gone(ranks.begin(), ranks.end());
+    std::vector<double> shares;
+    for (std::size_t p = 0; p < speeds.size(); ++p) {
+      if (!gone.contains(static_cast<int>(p))) shares.push_back(speeds[p]);
+    }
+    const std::vector<std::int64_t> kept = proportional_counts(runtime_.global_rows_, shares, 1);
+    std::vector<std::int64_t> counts;
+    for (std::size_t p = 0, k = 0; p < speeds.size(); ++p) {
+      counts.push_back(gone.contains(static_cast<int>(p)) ? 0 : kept[k++]);
+    }
+    plan["target"] = to_json(blocks_from_counts(counts));
+  }
+  return plan;
+}
+
+void ProcessManager::remove(int nprocs, std::span<const std::string> node_classes) {
+  agree(Op::remove, reconfiguration_blocker(true));
+  ensure_process_table();
+  const std::vector<std::string> classes(node_classes.begin(), node_classes.end());
+  const json plan = decide([&] { return plan_removal(scheduler().plan_remove(nprocs, classes)); });
+  apply_removal(plan);
+}
+
+void ProcessManager::remove_ranks(std::span<const int> ranks) {
+  agree(Op::remove, reconfiguration_blocker(true));
+  ensure_process_table();
+  std::vector<int> sorted(ranks.begin(), ranks.end());
+  const json plan = decide([&] {
+    if (sorted.empty()) throw Error(Errc::invalid_argument, "no rank to remove");
+    scheduler().check_removable(sorted);  // before sorting: reports duplicates
+    std::sort(sorted.begin(), sorted.end());
+    return plan_removal(sorted);
+  });
+  apply_removal(plan);
+}
+
+void ProcessManager::apply_removal(const json& plan) {
+  Runtime& rt = runtime_;
+  const std::vector<int> victims = plan["victims"].get<std::vector<int>>();
+  const std::set<int> gone(victims.begin(), victims.end());
+  const bool leaving = gone.contains(rt.rank_);
+  if (plan.contains("target")) {
+    // Their data first: if it fails, nothing else has changed.
+    const Decomposition target = from_json(plan["target"]);
+    rt.data_.redistribute(rt.decomposition_, target, rt.library_comm_);
+    rt.decomposition_ = target;
+  }
+  // Alg. 3 lines 8-12: a communicator without them.
+  MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_split(rt.library_comm_, leaving ? MPI_UNDEFINED : 0, rt.rank_, &library),
+            "MPI_Comm_split (remove)");
+  if (!leaving) {
+    check_mpi(PMPI_Comm_dup(library, &world), "MPI_Comm_dup (remove)");
+    set_error_handlers(library, world, XMPI_COMM_WORLD);
+  }
+  free_comm(rt.library_comm_);
+  free_comm(XMPI_COMM_WORLD);
+  if (leaving) {
+    become_removed();
+    return;
+  }
+  rt.library_comm_ = library;
+  XMPI_COMM_WORLD = world;
+  Decomposition blocks;
+  std::vector<bool> awaiting;
+  for (std::size_t p = 0; p < awaiting_data_.size(); ++p) {
+    if (gone.contains(static_cast<int>(p))) continue;
+    if (!rt.decomposition_.empty()) blocks.push_back(rt.decomposition_[p]);
+    awaiting.push_back(awaiting_data_[p]);
+  }
+  rt.decomposition_ = std::move(blocks);
+  awaiting_data_ = std::move(awaiting);
+  check_mpi(PMPI_Comm_rank(library, &rt.rank_), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(library, &rt.size_), "MPI_Comm_size");
+  rt.log_->set_pattern("[flexmpi " + std::to_string(rt.rank_) + "] %v");
+  if (rt.rank_ == 0) {
+    scheduler().remove(victims);
+    std::vector<double> speeds;
+    for (std::size_t p = 0; p < known_speed_.size(); ++p) {
+      if (!gone.contains(static_cast<int>(p))) speeds.push_back(known_speed_[p]);
+    }
+    known_speed_ = std::move(speeds);
+  }
+  if (!rt.decomposition_.empty()) rt.update_work({});
+  after_reconfiguration();
+}
+
+void ProcessManager::become_removed() {
+  Runtime& rt = runtime_;
+  // A communicator of its own, so that MPI_Finalize (and the runtime's last
+  // collective, the profile) waits for nobody.
+  check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &rt.library_comm_), "MPI_Comm_dup (removed)");
+  XMPI_COMM_WORLD = MPI_COMM_NULL;
+  status_ = ProcessStatus::removed;
+  rt.rank_ = 0;
+  rt.size_ = 1;
+  rt.decomposition_.clear();
+  rt.global_rows_ = -1;
+  rt.data_.clear();
+  rt.work_units_ = 0.0;
+  awaiting_data_.assign(1, false);
+  after_reconfiguration();
+}
+
+// ---- handing data to new processes ----------------------------------------------------
+
+int ProcessManager::apply_data(const json& plan) {
+  Runtime& rt = runtime_;
+  if (plan.contains("target")) {
+    const Decomposition target = from_json(plan["target"]);
+    rt.data_.redistribute(rt.decomposition_, target, rt.library_comm_);
+    rt.decomposition_ = target;
+    rt.update_work({});
+  }
+  awaiting_data_.assign(awaiting_data_.size(), false);
+  if (status_ == ProcessStatus::newly_spawned) status_ = ProcessStatus::running;
+  after_reconfiguration();
+  return plan["iteration"].get<int>();
+}
+
+RowBlock ProcessManager::send_data(int iteration) {
+  Blocker blocker = reconfiguration_blocker(false);
+  if (blocker.message.empty() && status_ == ProcessStatus::newly_spawned) {
+    blocker = {"this process was just spawned: it receives its data with XMPI_Get_data",
+               Errc::bad_state};
+  }
+  agree(Op::data, blocker);
+  ensure_process_table();
+  const json plan = decide([&] {
+    json p = {{"iteration", iteration}};
+    if (!runtime_.decomposition_.empty())
+      p["target"] = to_json(proportional_decomposition(estimated_speeds()));
+    return p;
+  });
+  apply_data(plan);
+  const Runtime& rt = runtime_;
+  return rt.decomposition_.empty() ? RowBlock{}
+                                   : rt.decomposition_[static_cast<std::size_t>(rt.rank_)];
+}
+
+int ProcessManager::get_data() {
+  Blocker blocker = reconfiguration_blocker(false);
+  if (blocker.message.empty() && status_ != ProcessStatus::newly_spawned) {
+    blocker = {
+        "XMPI_Get_data is for newly spawned processes; the others hand the data over "
+        "with XMPI_Send_data",
+        Errc::bad_state};
+  }
+  agree(Op::data, blocker);
+  ensure_process_table();
+  // Rank 0 always belongs to the initial set: it never runs this function's decision.
+  const json plan = decide([]() -> json { throw Error(Errc::internal, "get_data on rank 0"); });
+  return apply_data(plan);
+}
+
+// ---- moving to a new set of processing elements -------------------------------------------
+
+RowBlock ProcessManager::reconfigure(const std::map<std::string, int>& target, int iteration,
+                                     const SpawnRequest& how) {
+  agree(Op::reconfigure, reconfiguration_blocker(true));
+  ensure_process_table();
+  std::vector<std::string> spawn_classes;
+  int spawn_count = 0;
+  const json plan = decide([&] {
+    Scheduler& s = scheduler();
+    std::vector<std::string> remove_classes;
+    int remove_count = 0;
+    if (target.contains("")) {
+      if (target.size() != 1) {
+        throw Error(
+            Errc::invalid_argument,
+            "target: give either a total (node class \"\") or counts per node class, not both");
+      }
+      const int delta = target.at("") - static_cast<int>(s.processes().size());
+      spawn_count = std::max(delta, 0);
+      remove_count = std::max(-delta, 0);
+    } else {
+      std::map<std::string, int> running;
+      for (const ScheduledProcess& p : s.processes()) ++running[s.node_class_of(p.host)];
+      for (const auto& [node_class, wanted] : target) {
+        if (wanted < 0) {
+          throw Error(Errc::invalid_argument, "target: " + std::to_string(wanted) +
+                                                  " processes of class '" + node_class + "'");
+        }
+        const int delta = wanted - running[node_class];
+        for (int k = 0; k < delta; ++k) spawn_classes.push_back(node_class);
+        for (int k = 0; k < -delta; ++k) remove_classes.push_back(node_class);
+      }
+      spawn_count = static_cast<int>(spawn_classes.size());
+      remove_count = static_cast<int>(remove_classes.size());
+    }
+    // Check both halves before changing anything.
+    if (spawn_count > 0) (void)s.plan_spawn(spawn_count, spawn_classes);
+    json p = {{"spawn", spawn_count}, {"classes", spawn_classes}};
+    if (remove_count > 0) p["removal"] = plan_removal(s.plan_remove(remove_count, remove_classes));
+    return p;
+  });
+  if (plan.contains("removal")) {
+    apply_removal(plan["removal"]);
+    if (status_ == ProcessStatus::removed) return {};
+  }
+  spawn_count = plan["spawn"].get<int>();
+  if (spawn_count == 0) {
+    const Runtime& rt = runtime_;
+    return rt.decomposition_.empty() ? RowBlock{}
+                                     : rt.decomposition_[static_cast<std::size_t>(rt.rank_)];
+  }
+  SpawnRequest request = how;
+  request.nprocs = spawn_count;
+  request.node_classes = plan["classes"].get<std::vector<std::string>>();
+  const json steps = decide([&] { return plan_spawn(request); });
+  run_spawn_steps(steps["steps"].get<int>(), false);
+  // The new processes call get_data (XMPI_Get_data) to match this.
+  return send_data(iteration);
+}
+
+}  // namespace flexmpi

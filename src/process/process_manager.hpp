@@ -1,0 +1,182 @@
+// Dynamic process management (thesis 4.3, Algorithms 1-3): spawning and
+// removing processes at run time, rebuilding XMPI_COMM_WORLD and the
+// library's private communicator, and handing data to new processes.
+//
+// How a spawn works here (Alg. 1, one process per MPI_Comm_spawn):
+//   1. every process calls the operation (collective over XMPI_COMM_WORLD);
+//      they first agree that all called the same one and that none is in a
+//      state that forbids it; rank 0 (always of the initial set) asks the
+//      scheduler (thesis 4.4) for the hosts, checks the program exists and
+//      broadcasts the plan;
+//   2. rank 0 spawns the process over MPI_COMM_SELF with MPI_Info "host" and
+//      merges with it; all processes then join it with MPI_Intercomm_create
+//      (rank 0 as the bridge) + MPI_Intercomm_merge. The thesis spawns over
+//      XMPI_COMM_WORLD; with Open MPI 4.1 a spawn that fails at the root
+//      leaves the other processes waiting forever inside MPI_Comm_spawn, so
+//      only rank 0 spawns and tells the others whether it worked. The
+//      resulting communicator is the same: the old ranks, then the new one;
+//   3. the new process runs flexmpi's MPI_Init wrapper: it merges with its
+//      parents, receives their FLEXMPI_* settings, the decomposition and the
+//      number of spawns left in this call, creates its runtime on the merged
+//      communicator, and takes part in the remaining spawns before its
+//      MPI_Init returns (XMPI_Get_process_status: XMPI_NEWLY_SPAWNED);
+//   4. everyone duplicates the merged communicator into the new library
+//      communicator and XMPI_COMM_WORLD. A new process owns an empty block
+//      of the decomposition until data are handed to it (send_data/get_data).
+// A spawn is atomic: if any step fails (the scheduler finds no free PE, the
+// program does not exist, MPI_Comm_spawn fails, a new process cannot start
+// flexmpi) every process gets the error, the processes spawned by this call
+// finalize and exit inside their MPI_Init, and the application continues on
+// its old communicators with its data untouched.
+// Open MPI 4.1's runtime (mpiexec), however, does not recover from a failed
+// MPI_Comm_spawn: the call returns MPI_ERR_SPAWN, but the next spawn aborts
+// the job and mpiexec waits forever at the end (a program it cannot start
+// aborts the job at once). So everything that can be checked is checked
+// before MPI_Comm_spawn: the program (on rank 0's host), the node class and
+// its free processing elements. What cannot be checked from inside MPI is
+// that the hosts of FLEXMPI_HOSTFILE are in mpiexec's allocation
+// (--host/--hostfile): that is the user's part.
+//
+// Batch spawning (Alg. 2): one MPI_Comm_spawn(_multiple) for all processes
+// of the call; cheaper, but they share an MPI_COMM_WORLD and can only be
+// removed together.
+//
+// Removal (Alg. 3): rank 0 picks the processes (scheduler); their rows go to
+// the remaining processes in proportion to their last measured speeds (equal
+// shares when unknown); MPI_Comm_split without them builds the new
+// communicators (equivalent to Alg. 3's group exclusion + MPI_Comm_create, in
+// one collective). A removed process gets XMPI_REMOVED, XMPI_COMM_WORLD ==
+// MPI_COMM_NULL and a private communicator of its own, so its MPI_Finalize
+// waits for nobody. Communicators are freed, not disconnected:
+// MPI_Comm_disconnect of a merged communicator hangs with Open MPI 4.1 and
+// is not needed for a spawned process (its own MPI_COMM_WORLD) to finalize.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/row_block.hpp"
+#include "flexmpi/flexmpi.hpp"
+#include "scheduler/scheduler.hpp"
+
+namespace flexmpi {
+
+class Runtime;
+
+/// What XMPI_Spawn asks for; only rank 0's request counts (thesis Fig. 4.9).
+struct SpawnRequest {
+  std::string command;                    ///< program to run; empty: this program
+  std::vector<std::string> argv;          ///< its arguments, without the program name
+  int nprocs = 0;                         ///< processes to spawn
+  std::vector<std::string> node_classes;  ///< empty, or one node class per process
+  MPI_Info info = MPI_INFO_NULL;          ///< the caller's keys (copied, never modified)
+  bool batch = false;                     ///< one spawn for all (Alg. 2)
+};
+
+class ProcessManager {
+ public:
+  explicit ProcessManager(Runtime& runtime);
+  ~ProcessManager();
+  ProcessManager(const ProcessManager&) = delete;
+  ProcessManager& operator=(const ProcessManager&) = delete;
+
+  [[nodiscard]] ProcessStatus status() const { return status_; }
+  /// Some process was spawned and has not received its data yet (XMPI_Get_data).
+  [[nodiscard]] bool newcomers_pending() const;
+
+  /// XMPI_Spawn (Algs. 1, 2). Collective over XMPI_COMM_WORLD.
+  void spawn(const SpawnRequest& request);
+  /// XMPI_Remove (Alg. 3): nprocs processes, by node class or the newest.
+  void remove(int nprocs, std::span<const std::string> node_classes);
+  /// Removes the processes of these ranks (spawned ones only).
+  void remove_ranks(std::span<const int> ranks);
+  /// XMPI_Get_data, in a newly spawned process: its rows of every registered
+  /// structure and the iteration the others passed to send_data.
+  int get_data();
+  /// The running processes' side of get_data: rebalances the rows over all
+  /// processes (new ones as fast as those of their node class, thesis
+  /// 5.2.1) and moves them. Returns this process's block.
+  RowBlock send_data(int iteration);
+  /// Moves the application to `target` processes per node class ("" = any
+  /// node: a total), spawning (with `how`) and removing as needed, then
+  /// rebalancing. Returns this process's block ({0, rows} if it was removed).
+  RowBlock reconfigure(const std::map<std::string, int>& target, int iteration,
+                       const SpawnRequest& how);
+
+  /// Whether this process was started by XMPI_Spawn (it has a parent).
+  static bool is_spawned_process();
+  /// MPI_Init of a spawned process: joins the parents and creates its runtime.
+  static void start_spawned(int thread_level);
+  /// Why this MPI library cannot spawn processes, if it cannot.
+  static std::optional<std::string> spawn_unsupported_reason();
+  /// Tests only: on rank 0, step `step` (0-based) of the next spawn fails as
+  /// if MPI_Comm_spawn had (a real failure would break Open MPI's runtime).
+  static void inject_spawn_failure_for_testing(int step) { injected_failure_step_ = step; }
+
+ private:
+  enum class Op : int { spawn = 1, remove = 2, data = 3, reconfigure = 4 };
+  struct Snapshot;
+
+  // Why this process cannot take part in an operation ("" if it can).
+  struct Blocker {
+    std::string message;
+    Errc code = Errc::bad_state;
+  };
+  // Agreement: every process called `op` and none is blocked; else every
+  // process throws the same Error (the lowest blocked rank's).
+  void agree(Op op, const Blocker& blocker);
+  [[nodiscard]] Blocker reconfiguration_blocker(bool needs_spawn_support) const;
+  // Runs `decide` on rank 0 and broadcasts its result or its error.
+  nlohmann::json decide(const std::function<nlohmann::json()>& at_root);
+  // Gathers the hosts of the initial set on rank 0, once (collective).
+  void ensure_process_table();
+  Scheduler& scheduler();  // rank 0 only
+
+  nlohmann::json plan_spawn(const SpawnRequest& request);      // rank 0
+  nlohmann::json plan_removal(const std::vector<int>& ranks);  // rank 0
+  std::vector<double> estimated_speeds();                      // rank 0, per rank
+  [[nodiscard]] Decomposition proportional_decomposition(const std::vector<double>& shares) const;
+
+  // Every process of the current communicator: `steps` spawns of this call.
+  void run_spawn_steps(int steps, bool newcomer);
+  MPI_Comm spawn_one_step(int step);  // rank 0: the spawn; returns rank 0 + children merged
+  void adopt(MPI_Comm library, MPI_Comm world, const nlohmann::json& join, bool newcomer);
+  void roll_back(Snapshot& snapshot, bool newcomer);
+  void apply_removal(const nlohmann::json& plan);
+  int apply_data(const nlohmann::json& plan);
+  void become_removed();
+  void after_reconfiguration();
+
+  static inline int injected_failure_step_ = -1;
+
+  Runtime& runtime_;
+  ProcessStatus status_ = ProcessStatus::running;
+  MPI_Comm self_ = MPI_COMM_NULL;  // MPI_COMM_SELF duplicate, errors returned: rank 0 spawns on it
+  bool table_ready_ = false;
+  std::vector<bool> awaiting_data_;  // per rank: spawned, no data yet
+
+  // Rank 0 only.
+  std::vector<std::string> initial_hosts_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::vector<double> known_speed_;  // per rank, 0: unknown
+  int speed_interval_mark_ = 0;      // intervals closed before the last reconfiguration
+  struct PreparedSpawn {
+    std::string command;
+    std::vector<std::string> argv;
+    std::vector<std::string> hosts;  // one per process, "" = MPI chooses
+    MPI_Info info = MPI_INFO_NULL;   // the caller's, without flexmpi keys
+    bool batch = false;
+    int nprocs = 0;
+  };
+  std::optional<PreparedSpawn> prepared_;
+};
+
+}  // namespace flexmpi
