@@ -40,10 +40,11 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   log_->set_pattern("[flexmpi " + std::to_string(rank_) + "] %v");
   log_->set_level(spdlog::level::from_str(config_.log_level));
 
-  const SpeedEmulator emulator =
-      SpeedEmulator::for_rank(config_.emulate_speed.empty() ? std::vector<double>{}
-                                                              : parse_speed_list(config_.emulate_speed),
-                              rank_);
+  // The emulated speed may be a function of this process's work units (SPEC section 6).
+  const SpeedEmulator emulator = SpeedEmulator::for_rank(
+      config_.emulate_speed.empty() ? std::vector<SpeedFunction>{}
+                                    : parse_speed_list(config_.emulate_speed),
+      rank_, [this] { return work_units_; });
   MetricContext context;
   context.current_work = [this] { return work_units_; };
   context.log = [this](const std::string& message) {
@@ -52,7 +53,7 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   metric_ = make_metric(config_.metric, context);
   monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
   balancer_ = std::make_unique<LoadBalancer>(config_);
-  if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.speed());
+  if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.describe());
   if (rank_ == 0 && !config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   processes_ = std::make_unique<ProcessManager>(*this);
 }
