@@ -196,6 +196,19 @@ TEST(FpmAkimaPartitioner, ConstantSpeedsGiveExactlyTheProportionalPartition) {
   }
 }
 
+TEST(FpmAkimaPartitioner, RowWorkModelBalancesWorkLikeRcp) {
+  // nnz/weight models: sizes are block workloads, the cut follows row_work.
+  PartitionInput input = interval({4, 4}, {1e-3, 1e-3});
+  input.row_work = {3, 3, 3, 3, 1, 1, 1, 1};  // 12 and 4 units in the same time: 3 : 1
+  input.speed = {12.0, 4.0};
+  FpmAkimaPartitioner akima;
+  RcpPartitioner rcp;
+  const PartitionResult result = akima.partition(input);
+  EXPECT_TRUE(result.fallback.empty()) << result.fallback;
+  EXPECT_EQ(result.blocks, rcp.partition(input).blocks);
+  EXPECT_EQ(akima.history().total(), 16.0);
+}
+
 TEST(FpmAkimaPartitioner, DegenerateInputKeepsThePartitionAndSaysWhy) {
   FpmAkimaPartitioner akima;
   for (double bad : {0.0, -1e-3, std::nan(""), HUGE_VAL}) {
