@@ -96,20 +96,22 @@ def ull_jacobi(args, workdir):
           f"{args.ull_iterations} iterations, {args.repeat} runs, medians")
     print("| mode | time (s) | vs static | iterations that moved rows (rank 0) | final counts |")
     print("|---|---:|---:|---:|---|")
-    static = None
-    for mode, extra in [("static", ["--static"]), ("ULL_MPI_calibrate, 100 us", ["--threshold", "100"]),
-                        ("ULL_MPI_calibrate, 1000 us", ["--threshold", "1000"])]:
-        runs = []
-        for _ in range(args.repeat):
+    modes = [("static", ["--static"]), ("ULL_MPI_calibrate, 100 us", ["--threshold", "100"]),
+             ("ULL_MPI_calibrate, 1000 us", ["--threshold", "1000"])]
+    runs = {mode: [] for mode, _ in modes}
+    for _ in range(args.repeat):
+        for mode, extra in modes:
             out = subprocess.run([args.mpiexec, "-n", "3", program, "--size", "1500", "--iterations",
                                   str(args.ull_iterations), *extra], env=env, capture_output=True, text=True,
                                  timeout=600)
             if out.returncode != 0:
                 sys.exit(out.stdout + out.stderr)
             m = re.search(r"time_s=([0-9.]+).*rebalanced_iterations=([0-9]+) counts=(\S+)", out.stdout)
-            runs.append((float(m.group(1)), int(m.group(2)), m.group(3)))
-        runs.sort()
-        seconds, moved, counts = runs[len(runs) // 2]
+            runs[mode].append((float(m.group(1)), int(m.group(2)), m.group(3)))
+    static = None
+    for mode, _ in modes:
+        ordered = sorted(runs[mode])
+        seconds, moved, counts = ordered[len(ordered) // 2]
         static = static or seconds
         print(f"| {mode} | {seconds:.2f} | {seconds / static:.2f} | {moved} | {counts} |", flush=True)
 
@@ -140,6 +142,7 @@ def main():
                         "--sampling-interval", "250"],
                "env": {"FLEXMPI_LB_MODEL": "count"}, "cliff": int(0.4 * 4884), "rows": 4884},
     }
+    print(f"load average at the start: {open('/proc/loadavg').read().split()[:3]}")
     with tempfile.TemporaryDirectory() as workdir:
         for name in args.apps.split(","):
             if name == "ull-jacobi":
@@ -151,9 +154,15 @@ def main():
                   f"balanced partition about [{app['rows'] - balanced}, {balanced}], {args.repeat} runs, medians")
             print("| mode | time (s) | vs static | rebalances | converged at interval | final imbalance | final partition |")
             print("|---|---:|---:|---:|---|---:|---|")
+            # Modes interleaved run by run, so that a change of the machine's
+            # load (other jobs on the shared cores) hits every mode alike.
+            runs = {mode: [] for mode in MODES}
+            for _ in range(args.repeat):
+                for mode in MODES:
+                    runs[mode].append(run_once(app, mode, args, workdir))
             static = None
             for mode in MODES:
-                s = summarize([run_once(app, mode, args, workdir) for _ in range(args.repeat)])
+                s = summarize(runs[mode])
                 static = static or s["seconds"]
                 even = [app["rows"] - app["rows"] // 2, app["rows"] // 2]
                 print(f"| {mode} | {s['seconds']:.2f} | {s['seconds'] / static:.2f} | {s['rebalances']:.0f} | "
@@ -163,3 +172,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    print(f"\nload average at the end: {open('/proc/loadavg').read().split()[:3]}")
