@@ -8,32 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "capi/guarded.hpp"
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
 
 namespace {
 
-thread_local std::string last_error;
-
-template <class Body>
-int guarded(Body&& body) noexcept {
-  try {
-    last_error.clear();
-    return body();
-  } catch (const flexmpi::Error& e) {
-    last_error = e.what();
-    return static_cast<int>(e.code());
-  } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return XMPI_ERR_NOMEM;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return XMPI_ERR_INTERNAL;
-  } catch (...) {
-    last_error = "unknown failure";
-    return XMPI_ERR_INTERNAL;
-  }
-}
+using flexmpi::capi::guarded;
 
 void require_pointer(const void* pointer, const char* argument) {
   if (pointer == nullptr) {
@@ -70,7 +51,7 @@ const char* XMPI_Error_string(int code) {
   }
 }
 
-const char* XMPI_Last_error_message(void) { return last_error.c_str(); }
+const char* XMPI_Last_error_message(void) { return flexmpi::capi::last_error().c_str(); }
 
 int XMPI_Monitor_iter_begin(char* events[]) {
   return guarded([&] {

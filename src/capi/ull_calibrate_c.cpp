@@ -10,50 +10,23 @@
 #include <string>
 
 #include "balancing/ull/ull_calibrator.hpp"
+#include "capi/guarded.hpp"
 #include "core/runtime.hpp"
 #include "flexmpi/error.hpp"
 #include "ull_calibrate.h"
 
 namespace {
 
-thread_local std::string last_error;
+using flexmpi::capi::guarded;
 
-struct Library {
-  flexmpi::Runtime* runtime = nullptr;  // the runtime the calibrator was started on
-  std::unique_ptr<flexmpi::UllCalibrator> calibrator;
-};
-Library library;
-
-template <class Body>
-int guarded(Body&& body) noexcept {
-  try {
-    last_error.clear();
-    return body();
-  } catch (const flexmpi::Error& e) {
-    last_error = e.what();
-    return static_cast<int>(e.code());
-  } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return ULL_MPI_ERR_NOMEM;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return ULL_MPI_ERR_INTERNAL;
-  } catch (...) {
-    last_error = "unknown failure";
-    return ULL_MPI_ERR_INTERNAL;
-  }
-}
-
+// The calibrator lives in the runtime, so it ends with MPI_Finalize.
 flexmpi::UllCalibrator& calibrator() {
-  if (!library.calibrator) {
+  auto& slot = flexmpi::Runtime::get().ull_calibrator();
+  if (!slot) {
     throw flexmpi::Error(flexmpi::Errc::bad_state,
                          "the ULL library is not started: call ULL_MPI_init_calibratelib first");
   }
-  if (flexmpi::Runtime::instance() != library.runtime) {
-    throw flexmpi::Error(flexmpi::Errc::bad_state,
-                         "MPI was finalised since ULL_MPI_init_calibratelib");
-  }
-  return *library.calibrator;
+  return *slot;
 }
 
 // Iteration 0: allocates the arrays the caller left NULL, with the
@@ -89,22 +62,19 @@ extern "C" {
 int ULL_MPI_init_calibratelib(void) {
   return guarded([] {
     flexmpi::Runtime& runtime = flexmpi::Runtime::get();  // throws bad_state before MPI_Init
-    if (library.calibrator && library.runtime == &runtime) {
+    if (runtime.ull_calibrator()) {
       throw flexmpi::Error(flexmpi::Errc::bad_state, "the ULL library is already started");
     }
-    library.calibrator = std::make_unique<flexmpi::UllCalibrator>(runtime);
-    library.runtime = &runtime;
+    runtime.ull_calibrator() = std::make_unique<flexmpi::UllCalibrator>(runtime);
     return ULL_MPI_SUCCESS;
   });
 }
 
 int ULL_MPI_shutdown_calibratelib(void) {
   return guarded([] {
-    if (!library.calibrator) {
-      throw flexmpi::Error(flexmpi::Errc::bad_state, "the ULL library is not started");
-    }
-    library.calibrator.reset();
-    library.runtime = nullptr;
+    auto& slot = flexmpi::Runtime::get().ull_calibrator();
+    if (!slot) throw flexmpi::Error(flexmpi::Errc::bad_state, "the ULL library is not started");
+    slot.reset();
     return ULL_MPI_SUCCESS;
   });
 }
@@ -113,7 +83,7 @@ int ULL_MPI_calibrate(ULL_MPI_Section section, int iteration, int** counts, int*
                       int threshold, int size_object, int size_problem) {
   return guarded([&] {
     flexmpi::UllCalibrator& ull = calibrator();
-    const auto nprocs = static_cast<std::size_t>(library.runtime->size());
+    const auto nprocs = static_cast<std::size_t>(flexmpi::Runtime::get().size());
     if (section == ULL_MPI_INIT) {
       if (counts == nullptr || displs == nullptr) {
         throw flexmpi::Error(
@@ -145,6 +115,6 @@ int ULL_MPI_calibrate(ULL_MPI_Section section, int iteration, int** counts, int*
   });
 }
 
-const char* ULL_MPI_Last_error_message(void) { return last_error.c_str(); }
+const char* ULL_MPI_Last_error_message(void) { return flexmpi::capi::last_error().c_str(); }
 
 }  // extern "C"

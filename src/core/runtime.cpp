@@ -5,8 +5,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 
+#include "balancing/ull/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
@@ -278,10 +280,13 @@ RowBlock Runtime::eval_lbalance(int iteration, int max_iterations, std::span<con
 }
 
 void Runtime::write_profile() noexcept {
-  // Profile-only mode: a program run with flexmpi preloaded that never called
-  // the API gets its profile on standard error unless FLEXMPI_PROFILE says where.
+  // Profile-only mode: an unmodified program run with flexmpi preloaded
+  // (LD_PRELOAD) gets its profile on standard error unless FLEXMPI_PROFILE
+  // says where; a program linked with flexmpi gets one only if it asks.
   std::string destination = config_.profile;
-  if (destination.empty() && !api_used_) destination = "-";
+  const char* preload = std::getenv("LD_PRELOAD");
+  const bool preloaded = preload != nullptr && std::strstr(preload, "libflexmpi") != nullptr;
+  if (destination.empty() && !api_used_ && preloaded) destination = "-";
   int wanted = destination.empty() ? 0 : 1;  // the report is collective: agree first
   PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MAX, library_comm_);
   if (wanted == 0) return;

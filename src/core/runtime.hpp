@@ -26,6 +26,7 @@
 namespace flexmpi {
 
 class ProcessManager;
+class UllCalibrator;
 
 class Runtime {
  public:
@@ -84,6 +85,10 @@ class Runtime {
   /// Dynamic process management (thesis 4.3): spawn, remove, process status.
   ProcessManager& processes() { return *processes_; }
 
+  /// State of the ULL calibrating API (include/ull_calibrate.h) between
+  /// ULL_MPI_init_calibratelib and ULL_MPI_shutdown_calibratelib.
+  std::unique_ptr<UllCalibrator>& ull_calibrator() { return ull_calibrator_; }
+
   /// The last completed sampling interval, if any.
   [[nodiscard]] const std::optional<IntervalReport>& last_interval() const { return last_interval_; }
 
@@ -122,6 +127,7 @@ class Runtime {
   Decomposition decomposition_;
   DataRegistry data_;
   std::unique_ptr<LoadBalancer> balancer_;
+  std::unique_ptr<UllCalibrator> ull_calibrator_;
   int intervals_closed_ = 0;
   bool api_used_ = false;  // false: profile-only mode (no flexmpi call was made)
   double start_wall_ = 0.0;
