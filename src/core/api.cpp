@@ -59,18 +59,24 @@ Partition get_wsize(int rank, int nprocs, int dsize) {
 
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   require_size(size);
-  Runtime::get().data().register_vector(data, size, type, scheme);
+  Runtime& runtime = Runtime::get();
+  runtime.data().register_vector(data, size, type, scheme);
+  runtime.update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   require_size(size);
-  Runtime::get().data().register_dense(data, size, type, scheme);
+  Runtime& runtime = Runtime::get();
+  runtime.data().register_dense(data, size, type, scheme);
+  runtime.update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
   require_size(size);
-  Runtime::get().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
+  Runtime& runtime = Runtime::get();
+  runtime.data().register_sparse(ia, ja, values, size, nnz, type, scheme);
+  runtime.update_work();  // the nnz model counts the registered nonzeros
 }
 
 void redistribute_data(Partition old_block, Partition new_block) {

@@ -76,6 +76,10 @@ class Runtime {
   /// The current decomposition (empty before any XMPI_Get_wsize/registration).
   [[nodiscard]] const Decomposition& decomposition() const { return decomposition_; }
 
+  /// Recomputes this process's work units under the workload model (rows,
+  /// nonzeros of the registered data, or the weights of its rows).
+  void update_work(std::span<const double> weight = {});
+
   /// Registered data (thesis 4.5): the structures that follow the decomposition.
   DataRegistry& data() { return data_; }
   /// Moves every registered structure from this process's old block to its
@@ -101,8 +105,7 @@ class Runtime {
   void trace_interval(const nlohmann::json& extra);
   /// Moves the data to `target` and makes it the current decomposition.
   RedistributionStats move_to(const Decomposition& target);
-  /// Work units of this process's block under the workload model.
-  void update_work(std::span<const double> weight);
+
   std::vector<double> global_row_work(std::span<const double> weight);
   void write_profile() noexcept;
 
