@@ -16,7 +16,10 @@ struct IterationSample {
   double mpi = 0.0;   ///< time inside MPI calls within the region, seconds
   double metric = 0.0;  ///< speed-metric count (work units or FLOP)
 
-  [[nodiscard]] double computation() const { return wall - mpi; }
+  /// wall - MPI, never negative: MPI time is read from the TSC and wall
+  /// time from CLOCK_MONOTONIC, so a region spent almost entirely waiting
+  /// can differ by the timers' calibration error (~1e-5).
+  [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
 };
 
 /// One process over one sampling interval: sums of its iteration samples
@@ -33,8 +36,8 @@ struct ProcessInterval {
   double bytes_received = 0.0;
 
   void add(const IterationSample& sample);
-  /// Computation time = wall - MPI time (SPEC section 2).
-  [[nodiscard]] double computation() const { return wall - mpi; }
+  /// Computation time = wall - MPI time (SPEC section 2), never negative.
+  [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
   /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
   [[nodiscard]] double shared_fraction() const;
   /// Metric count per second of computation (work units/s or FLOP/s).
