@@ -4,6 +4,7 @@
 // becomes a ULL_MPI_ERR_* code with its message kept; no exception crosses
 // extern "C".
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -79,8 +80,13 @@ int ULL_MPI_shutdown_calibratelib(void) {
   });
 }
 
-int ULL_MPI_calibrate(ULL_MPI_Section section, int iteration, int** counts, int** displs,
+int ULL_MPI_calibrate(ULL_MPI_Section section_argument, int iteration, int** counts, int** displs,
                       int threshold, int size_object, int size_problem) {
+  // A C caller may pass any int; reading it as the C++ enum would be
+  // undefined for values outside it, so read its bytes as an int.
+  int section = 0;
+  static_assert(sizeof section == sizeof section_argument);
+  std::memcpy(&section, &section_argument, sizeof section);
   return guarded([&] {
     flexmpi::UllCalibrator& ull = calibrator();
     const auto nprocs = static_cast<std::size_t>(flexmpi::Runtime::get().size());
@@ -100,7 +106,7 @@ int ULL_MPI_calibrate(ULL_MPI_Section section, int iteration, int** counts, int*
     }
     if (section != ULL_MPI_END) {
       throw flexmpi::Error(flexmpi::Errc::invalid_argument,
-                           "section=" + std::to_string(static_cast<int>(section)) +
+                           "section=" + std::to_string(section) +
                                ": expected ULL_MPI_INIT or ULL_MPI_END");
     }
     // END is collective: a NULL array on this process must not leave the
