@@ -19,6 +19,7 @@
 #include "core/runtime.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
+#include "monitoring/clock.hpp"
 #include "resources/hostfile.hpp"
 
 extern char** environ;
@@ -507,9 +508,12 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     // Rank 0 spawns (over MPI_COMM_SELF) and tells everyone whether it worked.
     MPI_Comm peer = MPI_COMM_NULL;
     json outcome = json::object();
+    const double step_start = wall_seconds();
     if (rt.rank_ == 0) {
       try {
         peer = spawn_one_step(step);
+        rt.log_->debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
+                       1e3 * (wall_seconds() - step_start));
         outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
       } catch (const Error& e) {
         outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
@@ -593,6 +597,10 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     adopt(library, world, join, false);
     set_error_handlers(library, world, snapshot.world);
     free_comm(merged);
+    if (rt.rank_ == 0) {
+      rt.log_->debug("spawn step {}: {} process(es) joined in {:.1f} ms", step, fresh,
+                     1e3 * (wall_seconds() - step_start));
+    }
   }
   // Success: the communicators of the call's start go.
   if (rt.library_comm_ != snapshot.library) PMPI_Comm_free(&snapshot.library);
