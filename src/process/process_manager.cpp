@@ -227,7 +227,12 @@ std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
     // Debian's MPICH 4.0 (device ch4:ucx) cannot spawn or open ports (SPEC 7);
     // trying hangs or aborts, so flexmpi refuses before any MPI call.
     if (text.find("MPICH") != std::string::npos && text.find("ch4:ucx") != std::string::npos) {
-      return "this MPI library (" + text.substr(0, text.find('\n')) +
+      std::string first_line = text.substr(0, text.find('\n'));
+      std::replace(first_line.begin(), first_line.end(), '\t', ' ');
+      first_line.erase(std::unique(first_line.begin(), first_line.end(),
+                                   [](char a, char b) { return a == ' ' && b == ' '; }),
+                       first_line.end());
+      return "this MPI library (" + first_line +
              ", device ch4:ucx) cannot spawn processes; dynamic processes need Open MPI "
              "(build flexmpi with -DFLEXMPI_MPI=openmpi)";
     }

@@ -13,7 +13,10 @@
 //   it 6: reconfigure to 5 processes (spawns 2)
 //   it 7: reconfigure to 2 processes (back to the initial set)
 // Run on 2 processes. FLEXMPI_SAMPLING_INTERVAL=1: every iteration closes a
-// sampling interval (a collective), so the intervals must stay aligned.
+// sampling interval (a collective, which must stay aligned across the
+// reconfigurations) and runs the load balancer (XMPI_Eval_lbalance), which may
+// move the rows too: the measured speeds are also what removal and
+// XMPI_Send_data split the rows by.
 #include <mpi.h>
 
 #include <cmath>
@@ -172,14 +175,17 @@ void verify(const Data& d, int it) {
   }
 }
 
-// Some work per row, monitored: the speeds the rebalancing uses.
-void monitored_iteration(const Data& d, int count) {
-  CHECK_CODE(XMPI_Monitor_iter_begin(nullptr), XMPI_SUCCESS);
+// Some work per row, monitored, then the load balancer (thesis Fig. 5.14).
+void monitored_iteration(const Data& d, int it, int& count, int& displ) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+  MPI_Comm_size(XMPI_COMM_WORLD, &size);
+  CHECK_CODE(XMPI_Monitor_si_init(), XMPI_SUCCESS);
   volatile double sink = 0.0;
   for (int i = 0; i < count; ++i) {
     for (int k = 0; k < 2000; ++k) sink = sink + d.x[i] * 1e-9 * k;
   }
-  CHECK_CODE(XMPI_Monitor_iter_end(nullptr), XMPI_SUCCESS);
+  CHECK_CODE(XMPI_Eval_lbalance(rank, size, it, kSteps, &count, &displ, nullptr), XMPI_SUCCESS);
 }
 
 int size_now() {
@@ -210,7 +216,8 @@ int main(int argc, char** argv) {
     MPI_Comm_size(XMPI_COMM_WORLD, &size);
     CHECK_CODE(XMPI_Get_wsize(rank, size, kRows, &count, &displ), XMPI_SUCCESS);
     verify(d, it);
-    monitored_iteration(d, count);
+    monitored_iteration(d, it, count, displ);
+    verify(d, it);
     const int before = size_now();
     int expected = before;
     try {

@@ -4,6 +4,8 @@
 // on fxhosta with 2 processes). The scheduler must put the processes
 // spawned on class b on fxhostb (MPI_Info "host"), the data must reach them
 // over TCP, class a must be full, and removal by class must pick them.
+// Then flexmpi::reconfigure moves the application to 2 PEs of class a + 1 of
+// class b (a spawn on fxhostb), and back to class a only (a removal).
 #include <mpi.h>
 
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "flexmpi.h"
+#include "flexmpi/flexmpi.hpp"
 #include "process_check.h"
 
 namespace {
@@ -59,12 +62,47 @@ void check_hosts(const char* step, const std::vector<std::string>& expected) {
   }
 }
 
+// Phase 1: XMPI_Spawn on class b (iteration 5 for the new processes), a full
+// class, removal by class and without.
+void spawn_and_remove() {
+  char a_name[] = "a", b_name[] = "b";
+  char* class_a[] = {a_name};
+  check_hosts("spawn", {"fxhosta", "fxhosta", "fxhostb", "fxhostb"});
+  check_data("spawn");
+  // Class a: 2 PEs, 2 processes.
+  const int full = XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, class_a);
+  CHECK(full == XMPI_ERR_ARG && std::strstr(XMPI_Last_error_message(), "no free") != nullptr,
+        "a spawn on the full class a returned %d (%s)", full, XMPI_Last_error_message());
+  char* class_b[] = {b_name};
+  CHECK_CODE(XMPI_Remove(1, class_b), XMPI_SUCCESS);
+  if (XMPI_Get_process_status() == XMPI_REMOVED) return;
+  check_hosts("remove b", {"fxhosta", "fxhosta", "fxhostb"});
+  check_data("remove b");
+  CHECK_CODE(XMPI_Remove(1, nullptr), XMPI_SUCCESS);
+  if (XMPI_Get_process_status() == XMPI_REMOVED) return;
+  check_hosts("remove", {"fxhosta", "fxhosta"});
+  check_data("remove");
+}
+
+// Phase 2, after reconfigure({{"a", 2}, {"b", 1}}, 7) (the new process joins here).
+void reconfigured() {
+  check_hosts("reconfigure a:2 b:1", {"fxhosta", "fxhosta", "fxhostb"});
+  check_data("reconfigure a:2 b:1");
+  try {
+    flexmpi::reconfigure({{"a", 2}, {"b", 0}}, 9);  // removes it
+  } catch (const flexmpi::Error& e) {
+    CHECK(false, "reconfigure to a:2 b:0: %s", e.what());
+  }
+  if (XMPI_Get_process_status() == XMPI_REMOVED) return;
+  check_hosts("reconfigure a:2 b:0", {"fxhosta", "fxhosta"});
+  check_data("reconfigure a:2 b:0");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  char a_name[] = "a", b_name[] = "b";
-  char* class_a[] = {a_name};
+  char b_name[] = "b";
   char* class_b[] = {b_name, b_name};
   int rank = 0, size = 0, count = 0, displ = 0, it = 0;
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
@@ -78,26 +116,22 @@ int main(int argc, char** argv) {
     CHECK(processor() == "fxhosta", "an initial process runs on %s", processor().c_str());
     CHECK_CODE(XMPI_Spawn(nullptr, nullptr, 2, MPI_INFO_NULL, class_b), XMPI_SUCCESS);
     CHECK_CODE(XMPI_Send_data(5, &count, &displ), XMPI_SUCCESS);
+    spawn_and_remove();
+    try {
+      flexmpi::reconfigure({{"a", 2}, {"b", 1}}, 7);  // spawns 1 on class b
+    } catch (const flexmpi::Error& e) {
+      CHECK(false, "reconfigure to a:2 b:1: %s", e.what());
+    }
+    reconfigured();
   } else {
     CHECK(processor() == "fxhostb", "a process spawned on class b runs on %s", processor().c_str());
     CHECK_CODE(XMPI_Get_data(&it), XMPI_SUCCESS);
-    CHECK(it == 5, "XMPI_Get_data: iteration %d", it);
-  }
-  check_hosts("spawn", {"fxhosta", "fxhosta", "fxhostb", "fxhostb"});
-  check_data("spawn");
-  // Class a: 2 PEs, 2 processes.
-  const int full = XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, class_a);
-  CHECK(full == XMPI_ERR_ARG && std::strstr(XMPI_Last_error_message(), "no free") != nullptr,
-        "a spawn on the full class a returned %d (%s)", full, XMPI_Last_error_message());
-  CHECK_CODE(XMPI_Remove(1, class_b), XMPI_SUCCESS);
-  if (XMPI_Get_process_status() != XMPI_REMOVED) {
-    check_hosts("remove b", {"fxhosta", "fxhosta", "fxhostb"});
-    check_data("remove b");
-    CHECK_CODE(XMPI_Remove(1, nullptr), XMPI_SUCCESS);
+    CHECK(it == 5 || it == 7, "XMPI_Get_data: iteration %d", it);
+    if (it == 5) spawn_and_remove();
+    if (it == 7) reconfigured();
+    CHECK(XMPI_Get_process_status() == XMPI_REMOVED, "a spawned process is still here");
   }
   if (XMPI_Get_process_status() != XMPI_REMOVED) {
-    check_hosts("remove", {"fxhosta", "fxhosta"});
-    check_data("remove");
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     MPI_Allreduce(MPI_IN_PLACE, &process_check_failures, 1, MPI_INT, MPI_SUM, XMPI_COMM_WORLD);
     if (rank == 0 && process_check_failures == 0) std::printf("two_hosts: all checks passed\n");
