@@ -212,8 +212,10 @@ int XMPI_Get_data(int* it);
  * the iteration the new processes start from; every process's rows are
  * rebalanced in proportion to the last measured speeds (a new process counts
  * as fast as the processes of its node class, thesis 5.2.1) and moved.
- * count/displ receive this process's new block. Until it is called,
- * XMPI_Redistribute_data returns XMPI_ERR_STATE.
+ * count/displ receive this process's new block. Call it before the next
+ * monitored iteration: sampling intervals and load balancing are collective
+ * over the new processes too (until then XMPI_Redistribute_data returns
+ * XMPI_ERR_STATE).
  */
 int XMPI_Send_data(int it, int* count, int* displ);
 

@@ -854,6 +854,11 @@ void ProcessManager::become_removed() {
   rt.data_.clear();
   rt.work_units_ = 0.0;
   awaiting_data_.assign(1, false);
+  // Rank 0 of the application writes its profile; this process, rank 0 of
+  // its own communicator now, must not write (or overwrite) it.
+  rt.config_.profile.clear();
+  rt.api_used_ = true;
+  rt.log_->set_pattern("[flexmpi removed] %v");
   after_reconfiguration();
 }
 
