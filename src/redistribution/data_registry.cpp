@@ -410,32 +410,30 @@ void DataRegistry::add(const Structure& structure) {
   rows_ = structure.size;
 }
 
+void DataRegistry::register_rows(Kind kind, const char* call, void** data_address,
+                                 std::int64_t size, std::int64_t row_length, MPI_Datatype type,
+                                 Scheme scheme) {
+  const std::string name = call;
+  if (data_address == nullptr) invalid(name + ": the address of the pointer is null");
+  if (size < 0) invalid(name + ": negative size " + std::to_string(size));
+  if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
+    invalid(name + ": unknown scheme");
+  }
+  const std::size_t extent = element_extent(type, call);
+  if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
+    invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
+  }
+  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent});
+}
+
 void DataRegistry::register_vector(void** data_address, std::int64_t size, MPI_Datatype type,
                                    Scheme scheme) {
-  if (data_address == nullptr) invalid("register_vector: the address of the pointer is null");
-  if (size < 0) invalid("register_vector: negative size " + std::to_string(size));
-  if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
-    invalid("register_vector: unknown scheme");
-  }
-  const std::size_t extent = element_extent(type, "register_vector");
-  if (!fits(size, static_cast<std::int64_t>(extent))) {
-    invalid("register_vector: size " + std::to_string(size) + " overflows 64-bit byte counts");
-  }
-  add({Kind::vector, scheme, data_address, nullptr, nullptr, size, size, extent});
+  register_rows(Kind::vector, "register_vector", data_address, size, 1, type, scheme);
 }
 
 void DataRegistry::register_dense(void** data_address, std::int64_t size, MPI_Datatype type,
                                   Scheme scheme) {
-  if (data_address == nullptr) invalid("register_dense: the address of the pointer is null");
-  if (size < 0) invalid("register_dense: negative size " + std::to_string(size));
-  if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
-    invalid("register_dense: unknown scheme");
-  }
-  const std::size_t extent = element_extent(type, "register_dense");
-  if (!fits(size, size, static_cast<std::int64_t>(extent))) {
-    invalid("register_dense: size " + std::to_string(size) + " overflows 64-bit byte counts");
-  }
-  add({Kind::dense, scheme, data_address, nullptr, nullptr, size, size * size, extent});
+  register_rows(Kind::dense, "register_dense", data_address, size, size, type, scheme);
 }
 
 void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_address,

@@ -168,6 +168,9 @@ class DataRegistry {
 
  private:
   void add(const detail::Structure& structure);
+  // Vectors and dense matrices: `size` rows of `row_length` elements.
+  void register_rows(detail::Kind kind, const char* call, void** data_address, std::int64_t size,
+                     std::int64_t row_length, MPI_Datatype type, Scheme scheme);
   void register_sparse_impl(detail::Kind kind, int** ptr_address, int** idx_address,
                             void** values_address, std::int64_t size, std::int64_t nnz,
                             MPI_Datatype type, Scheme scheme);
