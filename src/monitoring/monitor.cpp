@@ -23,9 +23,14 @@ void Monitor::begin(std::span<const std::string> events) {
   requested_ = std::move(requested);
   counts_.assign(metric_.events().size(), 0);
   open_ = true;
+  // The wall-time window encloses the CPU-time reads. The thread CPU clock
+  // is a real system call, and the kernel often preempts a thread that
+  // shares its core at the return of a system call (lazy preemption): read
+  // outside the window, that time would vanish from the iteration, and the
+  // loaded process would look as fast and as dedicated as the others.
+  wall_start_ = wall_seconds();
   mpi_start_ = profile_.mpi_seconds();
   cpu_start_ = cpu_seconds();
-  wall_start_ = wall_seconds();
   metric_.start();
 }
 
@@ -39,8 +44,8 @@ IterationSample Monitor::end(std::span<long long> counts) {
   }
   metric_.stop(counts_);
   IterationSample sample;
-  sample.wall = wall_seconds() - wall_start_;
   sample.cpu = cpu_seconds() - cpu_start_;
+  sample.wall = wall_seconds() - wall_start_;  // after the CPU read: see begin()
   // MPI time is read from the PMPI wrappers' TSC timer, wall time from
   // CLOCK_MONOTONIC; their calibrated rates differ by ~1e-5, so an iteration
   // that is all MPI could show a few ns more MPI than wall time.

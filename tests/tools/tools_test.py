@@ -84,7 +84,8 @@ with open(os.environ["FAKE_MPIEXEC_RECORD"], "w") as out:
 def clean_environment():
     """The test's environment without any FLEXMPI_* or launcher-tuning variable."""
     return {k: v for k, v in os.environ.items()
-            if not k.startswith(("FLEXMPI_", "OMPI_MCA_rmaps", "OMPI_MCA_mpi_yield", "OMPI_ALLOW"))}
+            if not k.startswith(("FLEXMPI_", "OMPI_MCA_rmaps", "OMPI_MCA_mpi_yield", "OMPI_ALLOW",
+                                 "OMPI_MCA_pml", "PMIX_MCA_gds"))}
 
 
 def mpi_environment():
@@ -154,6 +155,13 @@ def flexrun_dry_run(args):
         expect(exports.get("OMPI_MCA_rmaps_base_oversubscribe") == "1" and
                exports.get("OMPI_MCA_mpi_yield_when_idle") == "1",
                "1000 processes > cores: oversubscription and yield_when_idle must be set")
+        expect(exports.get("OMPI_MCA_pml") == "ob1" and exports.get("PMIX_MCA_gds") == "hash",
+               "Open MPI: the fast-spawn transport settings must be set by default")
+        result = run(command[:2] + ["--keep-mpi-transport"] + command[2:], env=env)
+        expect(result.returncode == 0, "flexrun --dry-run --keep-mpi-transport failed")
+        kept = dry_run_exports(result.stdout)
+        expect("OMPI_MCA_pml" not in kept and "PMIX_MCA_gds" not in kept,
+               "--keep-mpi-transport must leave Open MPI's transport settings alone")
         if os.geteuid() == 0:
             expect(exports.get("OMPI_ALLOW_RUN_AS_ROOT") == "1" and
                    exports.get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM") == "1",

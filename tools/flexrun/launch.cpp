@@ -154,6 +154,18 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
       }
     }
   }
+  if (open_mpi && request.fast_spawn) {
+    // A process spawned at run time pays MPI_Init with the UCX transport:
+    // 266 ms here against 46 ms with ob1 and PMIx's hash store, which also
+    // hang less often in MPI_Comm_spawn (docs/benchmarks.md, "Process
+    // management"). Parents and children must share one pml, so it is a
+    // job-wide choice; --keep-mpi-transport leaves Open MPI's own.
+    const bool pml = add_default("OMPI_MCA_pml", "ob1");
+    const bool gds = add_default("PMIX_MCA_gds", "hash");
+    if (pml || gds) {
+      plan.notes.push_back("fast process spawning: pml ob1, PMIx gds hash (--keep-mpi-transport: Open MPI's defaults)");
+    }
+  }
   if (open_mpi && host.root) {
     const bool allow = add_default("OMPI_ALLOW_RUN_AS_ROOT", "1");
     const bool confirm = add_default("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");

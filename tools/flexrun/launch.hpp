@@ -48,6 +48,7 @@ struct LaunchRequest {
   Environment settings;                   ///< FLEXMPI_* variables from flexrun options
   std::vector<std::string> program;       ///< application and its arguments, untouched
   std::string preload;  ///< libflexmpi to preload into the processes (profile-only mode), or ""
+  bool fast_spawn = true;  ///< Open MPI: the transport settings that make XMPI_Spawn fast
 };
 
 /// What will run.
@@ -70,7 +71,8 @@ struct Host {
  * Open MPI every FLEXMPI_* variable is also passed with `-x` so that remote
  * hosts get it; oversubscription and idle yielding when -n exceeds the cores
  * (and oversubscription for malleability policies, which spawn processes);
- * root permission for Open MPI when running as root. Variables the user
+ * root permission for Open MPI when running as root; with Open MPI and
+ * `fast_spawn`, pml ob1 and PMIx gds hash. Variables the user
  * already set are never overridden, except FLEXMPI_* ones given as options.
  * A preload is passed to the application processes only (not to mpiexec),
  * with -x LD_PRELOAD=... (Open MPI) or -genv LD_PRELOAD ... (MPICH, unknown).
