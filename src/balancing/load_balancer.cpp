@@ -23,7 +23,8 @@ nlohmann::json BalanceDecision::to_json() const {
 }
 
 LoadBalancer::LoadBalancer(const Config& config)
-    : detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
+    : dedicated_threshold_(config.dedicated_threshold),
+      detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decomposition& current,
@@ -35,12 +36,12 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decom
   std::vector<double> computation, wall, cpu;
   PartitionInput input;
   for (const ProcessInterval& p : report.processes) {
-    computation.push_back(p.computation());
+    computation.push_back(p.effective_computation(dedicated_threshold_));
     wall.push_back(p.wall);
     cpu.push_back(p.cpu);
     // computeFLOPS (Alg. 5 line 34): metric per second of computation time,
-    // which includes the interference when the PE is shared.
-    input.speed.push_back(p.speed());
+    // on a shared PE of the share of it the process got.
+    input.speed.push_back(p.speed(dedicated_threshold_));
     input.work.push_back(p.iterations > 0 ? p.metric / p.iterations : 0.0);
     input.iterations.push_back(p.iterations);
   }

@@ -53,6 +53,7 @@ class LoadBalancer {
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
 
  private:
+  double dedicated_threshold_;
   ImbalanceDetector detector_;
   std::unique_ptr<Partitioner> partitioner_;
 };

@@ -138,7 +138,7 @@ void Runtime::close_interval() {
             all.data() + static_cast<std::size_t>(p) * ProcessInterval::kFieldCount,
             ProcessInterval::kFieldCount)));
   }
-  log_->debug("interval {}: imbalance {:.3f}", report.index, report.imbalance());
+  log_->debug("interval {}: imbalance {:.3f}", report.index, report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);
   interval_traced_ = false;
 }

@@ -18,8 +18,14 @@ double ProcessInterval::shared_fraction() const {
   return std::clamp((wall - cpu) / wall, 0.0, 1.0);
 }
 
-double ProcessInterval::speed() const {
-  const double time = computation();
+double ProcessInterval::effective_computation(double dedicated_threshold) const {
+  if (shared_fraction() <= dedicated_threshold) return computation();
+  if (cpu <= 0.0) return computation();
+  return std::min(computation(), cpu) * (wall / cpu);
+}
+
+double ProcessInterval::speed(double dedicated_threshold) const {
+  const double time = effective_computation(dedicated_threshold);
   return time > 0.0 ? metric / time : 0.0;
 }
 
@@ -49,13 +55,13 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   return p;
 }
 
-double IntervalReport::imbalance() const {
+double IntervalReport::imbalance(double dedicated_threshold) const {
   if (processes.empty()) return 0.0;
-  const auto [low, high] = std::minmax_element(
-      processes.begin(), processes.end(),
-      [](const ProcessInterval& a, const ProcessInterval& b) { return a.computation() < b.computation(); });
-  const double slowest = high->computation();
-  return slowest > 0.0 ? (slowest - low->computation()) / slowest : 0.0;
+  std::vector<double> times;
+  times.reserve(processes.size());
+  for (const ProcessInterval& p : processes) times.push_back(p.effective_computation(dedicated_threshold));
+  const auto [low, high] = std::minmax_element(times.begin(), times.end());
+  return *high > 0.0 ? (*high - *low) / *high : 0.0;
 }
 
 std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const {

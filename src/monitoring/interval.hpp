@@ -40,8 +40,16 @@ struct ProcessInterval {
   [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
   /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
   [[nodiscard]] double shared_fraction() const;
-  /// Metric count per second of computation (work units/s or FLOP/s).
-  [[nodiscard]] double speed() const;
+  /// The time the balancer compares: computation() on a dedicated PE. On a
+  /// shared one (shared_fraction() > dedicated_threshold) the process gets
+  /// only cpu/wall of the PE, and where the OS preempts it, in its
+  /// computation or while it waits in MPI, decides how much of that shows in
+  /// computation(). So the CPU time of the computation, min(computation,
+  /// cpu), divided by the process's share of the PE: speed while running
+  /// times CPU utilisation, DRUM's processing power (DRUM thesis 3.1.2.1).
+  [[nodiscard]] double effective_computation(double dedicated_threshold) const;
+  /// Metric count per second of effective computation (work units/s or FLOP/s).
+  [[nodiscard]] double speed(double dedicated_threshold) const;
 
   static constexpr int kFieldCount = 9;
   void pack(std::span<double, kFieldCount> out) const;
@@ -55,8 +63,9 @@ struct IntervalReport {
   std::string metric_name;      ///< "work" or "papi"
   std::vector<ProcessInterval> processes;
 
-  /// (max - min) / max of computation time (thesis Alg. 5, evaluateLoadBalance).
-  [[nodiscard]] double imbalance() const;
+  /// (max - min) / max of effective computation time (thesis Alg. 5,
+  /// evaluateLoadBalance; computation time on dedicated PEs).
+  [[nodiscard]] double imbalance(double dedicated_threshold) const;
   /// true where shared_fraction() exceeds `dedicated_threshold`.
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
 };

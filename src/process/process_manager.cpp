@@ -356,7 +356,7 @@ std::vector<double> ProcessManager::estimated_speeds() {
   if (last && last->index >= speed_interval_mark_ &&
       last->processes.size() == static_cast<std::size_t>(runtime_.size_)) {
     for (std::size_t p = 0; p < last->processes.size(); ++p) {
-      known_speed_[p] = std::max(0.0, last->processes[p].speed());
+      known_speed_[p] = std::max(0.0, last->processes[p].speed(runtime_.config_.dedicated_threshold));
     }
   }
   known_speed_.resize(static_cast<std::size_t>(runtime_.size_), 0.0);

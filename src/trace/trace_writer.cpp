@@ -12,14 +12,15 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
   nlohmann::json computation = nlohmann::json::array(), cpu = nlohmann::json::array(),
                  wall = nlohmann::json::array(), mpi = nlohmann::json::array(),
                  metric = nlohmann::json::array(), speed = nlohmann::json::array(),
-                 bytes = nlohmann::json::array();
+                 effective = nlohmann::json::array(), bytes = nlohmann::json::array();
   for (const ProcessInterval& p : report.processes) {
     computation.push_back(p.computation());
     cpu.push_back(p.cpu);
     wall.push_back(p.wall);
     mpi.push_back(p.mpi);
     metric.push_back(p.metric);
-    speed.push_back(p.speed());
+    effective.push_back(p.effective_computation(dedicated_threshold));
+    speed.push_back(p.speed(dedicated_threshold));
     bytes.push_back(p.bytes_sent + p.bytes_received);
   }
   return {
@@ -29,6 +30,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
       {"nprocs", report.processes.size()},
       {"metric", report.metric_name},
       {"computation_time", computation},
+      {"effective_time", effective},
       {"cpu_time", cpu},
       {"wall_time", wall},
       {"mpi_time", mpi},
@@ -36,7 +38,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
       {"speed", speed},
       {"mpi_bytes", bytes},
       {"shared", report.shared_flags(dedicated_threshold)},
-      {"imbalance", report.imbalance()},
+      {"imbalance", report.imbalance(dedicated_threshold)},
       {"imbalance_threshold", imbalance_threshold},
       {"decision", "none"},
   };

@@ -71,7 +71,7 @@ Trajectory run(int intervals) {
       int rows1 = count;
       MPI_Bcast(&rows1, 1, MPI_INT, 1, XMPI_COMM_WORLD);
       trajectory.rank1_rows.push_back(rows1);
-      trajectory.imbalance.push_back(report->imbalance());
+      trajectory.imbalance.push_back(report->imbalance(runtime.config().dedicated_threshold));
     }
     for (int i = 0; i < count; ++i) {
       if (x[i] != displ + i) {

@@ -14,6 +14,8 @@ namespace {
 
 using ::testing::ElementsAre;
 
+constexpr double kDedicated = 0.05;  // SPEC: default dedicated_threshold
+
 ProcessInterval process(double wall, double cpu, double mpi, double metric = 0.0) {
   ProcessInterval p;
   p.iterations = 1;
@@ -61,10 +63,30 @@ TEST(ProcessInterval, SharedFractionClampsAndHandlesZeroTime) {
 }
 
 TEST(ProcessInterval, SpeedIsMetricPerSecondOfComputation) {
-  EXPECT_DOUBLE_EQ(process(3.0, 3.0, 1.0, 500).speed(), 250.0);
-  EXPECT_DOUBLE_EQ(process(0.5, 0.5, 0.0, 100).speed(), 200.0);
-  EXPECT_DOUBLE_EQ(process(1.0, 1.0, 1.0, 100).speed(), 0.0);  // no computation time
-  EXPECT_DOUBLE_EQ(process(0.0, 0.0, 0.0, 100).speed(), 0.0);
+  EXPECT_DOUBLE_EQ(process(3.0, 3.0, 1.0, 500).speed(kDedicated), 250.0);
+  EXPECT_DOUBLE_EQ(process(0.5, 0.5, 0.0, 100).speed(kDedicated), 200.0);
+  EXPECT_DOUBLE_EQ(process(1.0, 1.0, 1.0, 100).speed(kDedicated), 0.0);  // no computation time
+  EXPECT_DOUBLE_EQ(process(0.0, 0.0, 0.0, 100).speed(kDedicated), 0.0);
+}
+
+TEST(ProcessInterval, EffectiveComputationIsComputationOnADedicatedPe) {
+  // shared fraction 0.03 <= 0.05: the thesis's computation time, exactly
+  EXPECT_DOUBLE_EQ(process(1.0, 0.97, 0.25).effective_computation(kDedicated), 0.75);
+  EXPECT_DOUBLE_EQ(process(1.0, 0.97, 0.25, 300).speed(kDedicated), 400.0);
+}
+
+TEST(ProcessInterval, EffectiveComputationOnASharedPeIsItsCpuTimeOverItsShare) {
+  // Preempted while computing: wall 2, CPU 1 (half of the PE), no MPI.
+  // CPU time of the computation 1, share 1/2: 2 seconds, as measured.
+  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 0.0).effective_computation(kDedicated), 2.0);
+  // Preempted while waiting in MPI: the computation shows only 0.5 s of
+  // wall time, but the process got half of the PE: it needs 1 s of it.
+  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 1.5).effective_computation(kDedicated), 1.0);
+  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 1.5, 100).speed(kDedicated), 100.0);
+  // Computation wall time above the CPU time: only the CPU time counts.
+  EXPECT_DOUBLE_EQ(process(4.0, 1.0, 1.0).effective_computation(kDedicated), 4.0);
+  // No CPU time measured: computation time, not a division by zero.
+  EXPECT_DOUBLE_EQ(process(2.0, 0.0, 0.5).effective_computation(kDedicated), 1.5);
 }
 
 TEST(ProcessInterval, PackUnpackRoundTrip) {
@@ -100,22 +122,33 @@ TEST(IntervalReport, ImbalanceIsMaxMinusMinOverMaxOfComputation) {
   IntervalReport r;
   // computations 1, 2, 4 (MPI time is not computation)
   r.processes = {process(1.5, 1.5, 0.5), process(2.0, 2.0, 0.0), process(5.0, 5.0, 1.0)};
-  EXPECT_DOUBLE_EQ(r.imbalance(), 0.75);
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.75);
   r.processes = {process(2.0, 2.0, 0.0), process(2.5, 2.5, 0.5)};
-  EXPECT_DOUBLE_EQ(r.imbalance(), 0.0);
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.0);
   r.processes = {process(8.0, 8.0, 0.0), process(6.0, 6.0, 0.0)};
-  EXPECT_DOUBLE_EQ(r.imbalance(), 0.25);
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.25);
+}
+
+TEST(IntervalReport, ImbalanceComparesEffectiveComputationOfSharedPes) {
+  IntervalReport r;
+  // Dedicated 2 s against a shared PE that computed for 1 s of wall and CPU
+  // time, preempted only while it waited in MPI, at a share of 1/2: it
+  // needs 2 s of the PE too, balanced.
+  r.processes = {process(2.0, 2.0, 0.0), process(2.0, 1.0, 1.0)};
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.0);
+  // With every PE counted as dedicated, computation times 2 and 1.
+  EXPECT_DOUBLE_EQ(r.imbalance(1.0), 0.5);
 }
 
 TEST(IntervalReport, ImbalanceOfEmptyOrZeroTimeIsZero) {
   IntervalReport r;
-  EXPECT_EQ(r.imbalance(), 0.0);
+  EXPECT_EQ(r.imbalance(kDedicated), 0.0);
   r.processes = {process(0.0, 0.0, 0.0), process(0.0, 0.0, 0.0)};
-  EXPECT_EQ(r.imbalance(), 0.0);
+  EXPECT_EQ(r.imbalance(kDedicated), 0.0);
   r.processes = {process(1.0, 1.0, 0.0)};
-  EXPECT_EQ(r.imbalance(), 0.0);
+  EXPECT_EQ(r.imbalance(kDedicated), 0.0);
   r.processes = {process(0.0, 0.0, 0.0), process(2.0, 2.0, 0.0)};
-  EXPECT_DOUBLE_EQ(r.imbalance(), 1.0);
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 1.0);
 }
 
 TEST(IntervalReport, SharedFlagsAreStrictlyAboveThreshold) {
