@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "balancing/ull/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
@@ -150,6 +151,9 @@ void Runtime::trace_interval(const nlohmann::json& extra) {
   nlohmann::json record =
       interval_record(*last_interval_, config_.dedicated_threshold, config_.imbalance_threshold);
   if (extra.is_object()) record.update(extra);
+  if (!reconfigurations_.empty()) {
+    record["reconfigurations"] = std::exchange(reconfigurations_, nlohmann::json::array());
+  }
   trace_->write(record);
 }
 

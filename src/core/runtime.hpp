@@ -126,6 +126,9 @@ class Runtime {
   std::unique_ptr<TraceWriter> trace_;
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;
+  // Spawns and removals since the last traced interval (rank 0): they go
+  // into the record of the first interval of the new process set.
+  nlohmann::json reconfigurations_ = nlohmann::json::array();
   std::int64_t global_rows_ = -1;  // rows of the decomposition; -1: none yet
   Decomposition decomposition_;
   DataRegistry data_;

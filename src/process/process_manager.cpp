@@ -429,8 +429,23 @@ json ProcessManager::plan_spawn(const SpawnRequest& request) {
 void ProcessManager::spawn(const SpawnRequest& request) {
   agree(Op::spawn, reconfiguration_blocker(true));
   ensure_process_table();
-  const json plan = decide([&] { return plan_spawn(request); });
-  run_spawn_steps(plan["steps"].get<int>(), false);
+  spawn_planned(decide([&] { return plan_spawn(request); }));
+}
+
+void ProcessManager::spawn_planned(const json& plan) {
+  const double start = wall_seconds();
+  const int before = runtime_.size_;
+  const int steps = plan["steps"].get<int>();
+  run_spawn_steps(steps, false);
+  trace_reconfiguration({{"action", "spawn"}, {"nprocs_before", before}, {"nprocs", runtime_.size_},
+                         {"spawn_calls", steps}, {"seconds", wall_seconds() - start}});
+}
+
+void ProcessManager::trace_reconfiguration(json event) {
+  Runtime& rt = runtime_;
+  if (rt.rank_ != 0) return;
+  event["iteration"] = rt.monitor_->iterations_monitored();
+  rt.reconfigurations_.push_back(std::move(event));
 }
 
 MPI_Comm ProcessManager::spawn_one_step(int step) {
@@ -791,6 +806,8 @@ void ProcessManager::remove_ranks(std::span<const int> ranks) {
 
 void ProcessManager::apply_removal(const json& plan) {
   Runtime& rt = runtime_;
+  const double start = wall_seconds();
+  const int before = rt.size_;
   const std::vector<int> victims = plan["victims"].get<std::vector<int>>();
   const std::set<int> gone(victims.begin(), victims.end());
   const bool leaving = gone.contains(rt.rank_);
@@ -838,6 +855,8 @@ void ProcessManager::apply_removal(const json& plan) {
   }
   if (!rt.decomposition_.empty()) rt.update_work({});
   after_reconfiguration();
+  trace_reconfiguration({{"action", "remove"}, {"nprocs_before", before}, {"nprocs", rt.size_},
+                         {"removed_ranks", victims}, {"seconds", wall_seconds() - start}});
 }
 
 void ProcessManager::become_removed() {
@@ -968,8 +987,7 @@ RowBlock ProcessManager::reconfigure(const std::map<std::string, int>& target, i
   SpawnRequest request = how;
   request.nprocs = spawn_count;
   request.node_classes = plan["classes"].get<std::vector<std::string>>();
-  const json steps = decide([&] { return plan_spawn(request); });
-  run_spawn_steps(steps["steps"].get<int>(), false);
+  spawn_planned(decide([&] { return plan_spawn(request); }));
   // The new processes call get_data (XMPI_Get_data) to match this.
   return send_data(iteration);
 }

@@ -154,6 +154,11 @@ class ProcessManager {
   int apply_data(const nlohmann::json& plan);
   void become_removed();
   void after_reconfiguration();
+  /// Runs a plan_spawn plan on every process (rank 0 spawns).
+  void spawn_planned(const nlohmann::json& plan);
+  /// Rank 0: a spawn or removal for the trace (SPEC 5: process count), in
+  /// the record of the next traced interval.
+  void trace_reconfiguration(nlohmann::json event);
 
   static inline int injected_failure_step_ = -1;
 
