@@ -1,6 +1,6 @@
 // redistribute() against a bare MPI_Alltoallv of the same bytes.
 //
-//   mpiexec -n 2 build/tests/redistribution/redistribution_bench [elements] [runs]
+//   mpiexec -n 2 build/bench/bench-redistribution [elements] [runs]
 //
 // One distributed vector of `elements` doubles (default 4 Mi = 32 MiB) goes
 // back and forth between two decompositions; each run is one change of
@@ -14,15 +14,7 @@
 // (MPI copies them to self), into a fresh buffer.
 // Prints the median of `runs` runs (default 20) of each, and the ratios.
 //
-// Measured here (2 vCPUs shared with other builds, load average ~5-6, Open
-// MPI 4.1 vader; 5 runs of the program, default size):
-//   rebalance (8 MiB move):  ratio 1.07, 1.21, 1.46, 1.47, 2.18 (median 1.46);
-//                            Alg. 4 / bare 1.05-1.73
-//   everything moves (32 MiB): ratio 2.75-3.53; Alg. 4 pays the same (0.98-1.18)
-// The gap is first-touch page faults: the receiving process grows from
-// nothing, and this VM takes ~2.5 us per 4 KiB page (a warm memcpy of the
-// same 32 MiB takes ~2 ms). With transparent huge pages for malloc
-// (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) the same case measured 1.04-1.97.
+// Results: docs/benchmarks.md, "Redistribution against a bare MPI_Alltoallv".
 #include <mpi.h>
 
 #include <algorithm>
