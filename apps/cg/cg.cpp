@@ -7,9 +7,9 @@
 // solution is all ones; the program prints the relative residual, the
 // maximum error and a checksum that do not depend on the partition beyond
 // round-off of the dot products.
-#include <CLI/CLI.hpp>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -72,15 +72,18 @@ int main(int argc, char** argv) {
   CLI::App cli{"flexmpi-cg: Conjugate Gradient balanced by flexmpi (thesis Alg. 10)"};
   cli.add_option("--matrix", options.matrix, "Matrix Market file (SPD); default: generated")
       ->check(CLI::ExistingFile);
-  cli.add_option("--generate", options.generate, "rows of the generated matrix")->check(CLI::Range(2, 50'000'000));
+  cli.add_option("--generate", options.generate, "rows of the generated matrix")
+      ->check(CLI::Range(2, 50'000'000));
   cli.add_option("--max-row-length", options.max_row_length, "longest generated row")
       ->check(CLI::Range(2, 100'000));
-  cli.add_option("--iterations", options.iterations, "CG iterations")->check(CLI::Range(1, 100'000'000));
+  cli.add_option("--iterations", options.iterations, "CG iterations")
+      ->check(CLI::Range(1, 100'000'000));
   cli.add_option("--sampling-interval", options.sampling_interval, "sets FLEXMPI_SAMPLING_INTERVAL")
       ->check(CLI::Range(1, 1'000'000));
   cli.add_option("--trace", options.trace, "sets FLEXMPI_TRACE");
   cli.add_flag("--static", options.static_mode, "no balancing (FLEXMPI_POLICY=none): same code");
-  cli.add_flag("!--no-precondition", options.precondition, "plain CG instead of Jacobi-preconditioned");
+  cli.add_flag("!--no-precondition", options.precondition,
+               "plain CG instead of Jacobi-preconditioned");
   cli.add_flag("--quiet", options.quiet, "print only the result line");
   CLI11_PARSE(cli, argc, argv);
   if (options.sampling_interval > 0) {
@@ -113,7 +116,8 @@ int main(int argc, char** argv) {
   // Local CSR block, diagonal, iterate, residual; p is replicated because
   // the matrix-vector product reads all of it.
   std::int64_t local_nnz = 0;
-  for (int i = displ; i < displ + count; ++i) local_nnz += static_cast<std::int64_t>(matrix.rows[i].size());
+  for (int i = displ; i < displ + count; ++i)
+    local_nnz += static_cast<std::int64_t>(matrix.rows[i].size());
   int* ia = allocate<int>(count + 1);
   int* ja = allocate<int>(local_nnz);
   double* a = allocate<double>(local_nnz);
@@ -139,7 +143,8 @@ int main(int argc, char** argv) {
   matrix.rows.clear();
   matrix.rows.shrink_to_fit();
 
-  check(XMPI_Register_sparse(&ia, &ja, &a, n, static_cast<int>(total_nnz), MPI_DOUBLE, XMPI_DISTRIBUTED),
+  check(XMPI_Register_sparse(&ia, &ja, &a, n, static_cast<int>(total_nnz), MPI_DOUBLE,
+                             XMPI_DISTRIBUTED),
         "XMPI_Register_sparse");
   check(XMPI_Register_vector(&x, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(x)");
   check(XMPI_Register_vector(&r, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(r)");
@@ -227,21 +232,25 @@ int main(int argc, char** argv) {
 
   long long iterations = 0;
   double computation = 0.0, cpu = 0.0, mpi = 0.0;
-  check(XMPI_Get_monitor_totals(&iterations, nullptr, &cpu, &mpi, &computation), "XMPI_Get_monitor_totals");
-  const double mine[5] = {static_cast<double>(count), static_cast<double>(ia[count]), computation, cpu, mpi};
+  check(XMPI_Get_monitor_totals(&iterations, nullptr, &cpu, &mpi, &computation),
+        "XMPI_Get_monitor_totals");
+  const double mine[5] = {static_cast<double>(count), static_cast<double>(ia[count]), computation,
+                          cpu, mpi};
   std::vector<double> all(5 * static_cast<std::size_t>(nprocs));
   MPI_Gather(mine, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("flexmpi-cg: n=%d nnz=%lld iterations=%d mode=%s relative_residual=%.3e "
-                "max_error=%.3e checksum=%.10f time=%.3f s\n",
-                n, total_nnz, options.iterations, options.static_mode ? "static" : "balanced",
-                std::sqrt(sums[0]) / b_norm, max_error, sums[1], elapsed);
+    std::printf(
+        "flexmpi-cg: n=%d nnz=%lld iterations=%d mode=%s relative_residual=%.3e "
+        "max_error=%.3e checksum=%.10f time=%.3f s\n",
+        n, total_nnz, options.iterations, options.static_mode ? "static" : "balanced",
+        std::sqrt(sums[0]) / b_norm, max_error, sums[1], elapsed);
     if (!options.quiet) {
       std::printf("%5s %10s %12s %14s %10s %10s\n", "rank", "rows", "nonzeros", "computation s",
                   "cpu s", "mpi s");
       for (int q_rank = 0; q_rank < nprocs; ++q_rank) {
         const double* v = &all[5 * static_cast<std::size_t>(q_rank)];
-        std::printf("%5d %10.0f %12.0f %14.3f %10.3f %10.3f\n", q_rank, v[0], v[1], v[2], v[3], v[4]);
+        std::printf("%5d %10.0f %12.0f %14.3f %10.3f %10.3f\n", q_rank, v[0], v[1], v[2], v[3],
+                    v[4]);
       }
     }
   }

@@ -28,8 +28,8 @@ LoadBalancer::LoadBalancer(const Config& config)
       partitioner_(make_partitioner(config.partitioner)) {}
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decomposition& current,
-                                       std::int64_t global_size, const std::vector<double>& row_work,
-                                       bool may_rebalance) {
+                                       std::int64_t global_size,
+                                       const std::vector<double>& row_work, bool may_rebalance) {
   if (report.processes.size() != current.size()) {
     throw Error(Errc::internal, "interval report and decomposition differ in process count");
   }

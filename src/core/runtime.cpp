@@ -54,9 +54,11 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
     if (rank_ == 0) log_->info(message);
   };
   metric_ = make_metric(config_.metric, context);
-  monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
+  monitor_ =
+      std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
   balancer_ = std::make_unique<LoadBalancer>(config_);
-  if (emulator.active()) log_->info("emulating a processing element of relative speed {}", emulator.describe());
+  if (emulator.active())
+    log_->info("emulating a processing element of relative speed {}", emulator.describe());
   if (rank_ == 0 && !config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   processes_ = std::make_unique<ProcessManager>(*this);
 }
@@ -134,12 +136,13 @@ void Runtime::close_interval() {
   report.first_iteration = monitor_->iterations_monitored() - local.iterations;
   report.metric_name = std::string(metric_->name());
   for (int p = 0; p < size_; ++p) {
-    report.processes.push_back(ProcessInterval::unpack(
-        std::span<const double, ProcessInterval::kFieldCount>(
+    report.processes.push_back(
+        ProcessInterval::unpack(std::span<const double, ProcessInterval::kFieldCount>(
             all.data() + static_cast<std::size_t>(p) * ProcessInterval::kFieldCount,
             ProcessInterval::kFieldCount)));
   }
-  log_->debug("interval {}: imbalance {:.3f}", report.index, report.imbalance(config_.dedicated_threshold));
+  log_->debug("interval {}: imbalance {:.3f}", report.index,
+              report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);
   interval_traced_ = false;
 }
@@ -197,7 +200,8 @@ void Runtime::update_work(std::span<const double> weight) {
     const std::vector<double> rows = data_.local_row_nonzeros();
     work_units_ = std::accumulate(rows.begin(), rows.end(), 0.0);
   } else if (config_.lb_model == "weight" && !weight.empty()) {
-    work_units_ = std::accumulate(weight.begin() + mine.displ, weight.begin() + mine.displ + mine.count, 0.0);
+    work_units_ =
+        std::accumulate(weight.begin() + mine.displ, weight.begin() + mine.displ + mine.count, 0.0);
   } else {
     work_units_ = static_cast<double>(mine.count);
   }
@@ -264,7 +268,8 @@ RowBlock Runtime::eval_lbalance(int iteration, int max_iterations, std::span<con
     const bool may_rebalance = iteration + 1 < max_iterations;
     const BalanceDecision decision = balancer_->evaluate(
         *last_interval_, decomposition_, global_rows_,
-        config_.lb_model == "count" ? std::vector<double>{} : global_row_work(weight), may_rebalance);
+        config_.lb_model == "count" ? std::vector<double>{} : global_row_work(weight),
+        may_rebalance);
     extra = decision.to_json();
     if (decision.changed) {
       const double start = wall_seconds();

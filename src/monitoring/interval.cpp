@@ -59,7 +59,8 @@ double IntervalReport::imbalance(double dedicated_threshold) const {
   if (processes.empty()) return 0.0;
   std::vector<double> times;
   times.reserve(processes.size());
-  for (const ProcessInterval& p : processes) times.push_back(p.effective_computation(dedicated_threshold));
+  for (const ProcessInterval& p : processes)
+    times.push_back(p.effective_computation(dedicated_threshold));
   const auto [low, high] = std::minmax_element(times.begin(), times.end());
   return *high > 0.0 ? (*high - *low) / *high : 0.0;
 }

@@ -11,9 +11,9 @@ namespace flexmpi {
 
 /// One monitored iteration of one process.
 struct IterationSample {
-  double wall = 0.0;  ///< Treal of the monitored region, seconds
-  double cpu = 0.0;   ///< Tcpu the computing thread got, seconds
-  double mpi = 0.0;   ///< time inside MPI calls within the region, seconds
+  double wall = 0.0;    ///< Treal of the monitored region, seconds
+  double cpu = 0.0;     ///< Tcpu the computing thread got, seconds
+  double mpi = 0.0;     ///< time inside MPI calls within the region, seconds
   double metric = 0.0;  ///< speed-metric count (work units or FLOP)
 
   /// wall - MPI, never negative: MPI time is read from the TSC and wall
@@ -58,9 +58,9 @@ struct ProcessInterval {
 
 /// All processes over one sampling interval.
 struct IntervalReport {
-  int index = 0;                ///< 0 for the first sampling interval
+  int index = 0;  ///< 0 for the first sampling interval
   long long first_iteration = 0;
-  std::string metric_name;      ///< "work" or "papi"
+  std::string metric_name;  ///< "work" or "papi"
   std::vector<ProcessInterval> processes;
 
   /// (max - min) / max of effective computation time (thesis Alg. 5,

@@ -356,7 +356,8 @@ std::vector<double> ProcessManager::estimated_speeds() {
   if (last && last->index >= speed_interval_mark_ &&
       last->processes.size() == static_cast<std::size_t>(runtime_.size_)) {
     for (std::size_t p = 0; p < last->processes.size(); ++p) {
-      known_speed_[p] = std::max(0.0, last->processes[p].speed(runtime_.config_.dedicated_threshold));
+      known_speed_[p] =
+          std::max(0.0, last->processes[p].speed(runtime_.config_.dedicated_threshold));
     }
   }
   known_speed_.resize(static_cast<std::size_t>(runtime_.size_), 0.0);
@@ -437,8 +438,11 @@ void ProcessManager::spawn_planned(const json& plan) {
   const int before = runtime_.size_;
   const int steps = plan["steps"].get<int>();
   run_spawn_steps(steps, false);
-  trace_reconfiguration({{"action", "spawn"}, {"nprocs_before", before}, {"nprocs", runtime_.size_},
-                         {"spawn_calls", steps}, {"seconds", wall_seconds() - start}});
+  trace_reconfiguration({{"action", "spawn"},
+                         {"nprocs_before", before},
+                         {"nprocs", runtime_.size_},
+                         {"spawn_calls", steps},
+                         {"seconds", wall_seconds() - start}});
 }
 
 void ProcessManager::trace_reconfiguration(json event) {
@@ -855,8 +859,11 @@ void ProcessManager::apply_removal(const json& plan) {
   }
   if (!rt.decomposition_.empty()) rt.update_work({});
   after_reconfiguration();
-  trace_reconfiguration({{"action", "remove"}, {"nprocs_before", before}, {"nprocs", rt.size_},
-                         {"removed_ranks", victims}, {"seconds", wall_seconds() - start}});
+  trace_reconfiguration({{"action", "remove"},
+                         {"nprocs_before", before},
+                         {"nprocs", rt.size_},
+                         {"removed_ranks", victims},
+                         {"seconds", wall_seconds() - start}});
 }
 
 void ProcessManager::become_removed() {

@@ -47,8 +47,8 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
 TraceWriter::TraceWriter(const std::string& path)
     : path_(path), file_(std::fopen(path.c_str(), "w"), &std::fclose) {
   if (!file_) {
-    throw Error(Errc::bad_config,
-                "FLEXMPI_TRACE='" + path + "': cannot open for writing (" + std::strerror(errno) + ")");
+    throw Error(Errc::bad_config, "FLEXMPI_TRACE='" + path + "': cannot open for writing (" +
+                                      std::strerror(errno) + ")");
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "../support/interval_reports.hpp"
 #include "balancing/fpm/fpm_partitioner.hpp"
 #include "balancing/load_balancer.hpp"
 #include "config/config.hpp"
@@ -27,20 +28,7 @@ TEST(PartitionerRegistry, KnowsTheNewPartitioners) {
   EXPECT_THROW(load_config(drum, {"FLEXMPI_PARTITIONER"}), Error);
 }
 
-IntervalReport report(const std::vector<std::pair<double, double>>& rows_and_seconds) {
-  IntervalReport r;
-  r.metric_name = "work";
-  int rank = 0;
-  for (const auto& [rows, seconds] : rows_and_seconds) {
-    ProcessInterval p;
-    p.rank = rank++;
-    p.iterations = 10;
-    p.wall = p.cpu = seconds;
-    p.metric = rows * 10;
-    r.processes.push_back(p);
-  }
-  return r;
-}
+using test::dedicated_report;
 
 TEST(LoadBalancerWithFpm, PassesIterationsAndResetsTheHistory) {
   Config config;
@@ -48,7 +36,7 @@ TEST(LoadBalancerWithFpm, PassesIterationsAndResetsTheHistory) {
   LoadBalancer balancer(config);
   const Decomposition current = {{500, 0}, {500, 500}};
   const BalanceDecision decision =
-      balancer.evaluate(report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, true);
+      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, true);
   EXPECT_TRUE(decision.changed);
   EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
   const auto& fpm = dynamic_cast<const FpmPartitioner&>(balancer.partitioner());
@@ -65,7 +53,7 @@ TEST(LoadBalancerWithFpm, DegenerateTimesAreTracedAsFallback) {
   LoadBalancer balancer(config);
   const Decomposition current = {{500, 0}, {500, 500}};
   const BalanceDecision decision =
-      balancer.evaluate(report({{500, 0.0}, {500, 2.0}}), current, 1000, {}, true);
+      balancer.evaluate(dedicated_report({{500, 0.0}, {500, 2.0}}), current, 1000, {}, true);
   EXPECT_FALSE(decision.changed);
   EXPECT_NE(decision.to_json().value("fallback", "").find("fpm-geometric"), std::string::npos)
       << decision.to_json().dump();

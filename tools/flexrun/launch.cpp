@@ -163,7 +163,9 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
     const bool pml = add_default("OMPI_MCA_pml", "ob1");
     const bool gds = add_default("PMIX_MCA_gds", "hash");
     if (pml || gds) {
-      plan.notes.push_back("fast process spawning: pml ob1, PMIx gds hash (--keep-mpi-transport: Open MPI's defaults)");
+      plan.notes.push_back(
+          "fast process spawning: pml ob1, PMIx gds hash (--keep-mpi-transport: Open MPI's "
+          "defaults)");
     }
   }
   if (open_mpi && host.root) {
