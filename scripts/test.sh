@@ -126,15 +126,13 @@ for stage in "${stages[@]}"; do
   case "${stage}" in
     openmpi)
       step "openmpi: build (build/)" configure_and_build build RelWithDebInfo -DFLEXMPI_MPI=openmpi
-      # "experiment": tests whose outcome depends on the OS scheduler under an
-      # outside load; run them with `ctest -L experiment`.
-      run_ctest "openmpi: all tests" build -j "${ctest_jobs}" -LE experiment
+      run_ctest "openmpi: all tests" build -j "${ctest_jobs}"
       ;;
     mpich)
       step "mpich: build (build-mpich/)" configure_and_build build-mpich Release \
         -DFLEXMPI_MPI=mpich -DFLEXMPI_BUILD_BENCHMARKS=OFF
       run_ctest "mpich: all but spawn, openmpi-only" build-mpich -j "${ctest_jobs}" \
-        -LE 'spawn|openmpi-only|experiment'
+        -LE 'spawn|openmpi-only'
       ;;
     asan)
       # Debug (-O0 -g): with the sanitizers, -O2 makes compiling several times slower.
@@ -147,7 +145,7 @@ for stage in "${stages[@]}"; do
       run_ctest "asan: unit tests" build-asan -j "${ctest_jobs}" -L unit
       export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
       # Timing-ratio tests ("timing") mean nothing at sanitizer speed.
-      run_ctest "asan: mpi tests (no leak check)" build-asan -j "${ctest_jobs}" -L mpi -LE 'unit|timing|experiment'
+      run_ctest "asan: mpi tests (no leak check)" build-asan -j "${ctest_jobs}" -L mpi -LE 'unit|timing'
       ;;
   esac
 done
