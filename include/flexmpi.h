@@ -100,7 +100,11 @@ int XMPI_Get_monitor_totals(long long* iterations, double* wall, double* cpu, do
 /**
  * The partition of a global size dsize owned by `rank` among `nprocs`:
  * count rows starting at row displ. Before any rebalancing this is the
- * block partition (the first dsize % nprocs ranks get one more row).
+ * block partition (the first dsize % nprocs ranks get one more row); after
+ * one, for the registered size, the current block of any rank, known to
+ * every process without communication. After XMPI_Eval_lbalance an
+ * application that needs every block (e.g. for MPI_Allgatherv) asks for all
+ * of them: another process's block may change while the caller's does not.
  */
 int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ);
 

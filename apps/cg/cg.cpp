@@ -55,14 +55,13 @@ void check(int code, const char* call) {
 }
 
 // Row counts and displacements of every process, for MPI_Allgatherv of p.
-void gather_partition(int count, int displ, std::vector<int>& counts, std::vector<int>& displs) {
-  int mine[2] = {count, displ};
-  std::vector<int> all(2 * counts.size());
-  MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, XMPI_COMM_WORLD);
-  for (std::size_t p = 0; p < counts.size(); ++p) {
-    counts[p] = all[2 * p];
-    displs[p] = all[2 * p + 1];
-  }
+// Every process's block, for MPI_Allgatherv of p: XMPI_Get_wsize knows them
+// all without communication. Refreshed after every XMPI_Eval_lbalance,
+// because another process's block can change while this one's stays the same.
+void current_partition(int n, std::vector<int>& counts, std::vector<int>& displs) {
+  const int nprocs = static_cast<int>(counts.size());
+  for (int q = 0; q < nprocs; ++q)
+    check(XMPI_Get_wsize(q, nprocs, n, &counts[q], &displs[q]), "XMPI_Get_wsize");
 }
 
 }  // namespace
@@ -152,7 +151,7 @@ int main(int argc, char** argv) {
   check(XMPI_Register_vector(&p, n, MPI_DOUBLE, XMPI_REPLICATED), "XMPI_Register_vector(p)");
 
   std::vector<int> counts(nprocs), displs(nprocs);
-  gather_partition(count, displ, counts, displs);
+  current_partition(n, counts, displs);
   double norms[2] = {0.0, 0.0};  // r.z, r.r
   for (int i = 0; i < count; ++i) {
     p[displ + i] = r[i] / d[i];
@@ -203,10 +202,9 @@ int main(int argc, char** argv) {
     }
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
                    XMPI_COMM_WORLD);
-    const int old_count = count, old_displ = displ;
     check(XMPI_Eval_lbalance(rank, nprocs, it, options.iterations, &count, &displ, nullptr),
           "XMPI_Eval_lbalance");
-    if (count != old_count || displ != old_displ) gather_partition(count, displ, counts, displs);
+    current_partition(n, counts, displs);
   }
   double elapsed = MPI_Wtime() - start;
   MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);

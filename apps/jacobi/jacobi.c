@@ -235,20 +235,6 @@ static void iteration_end(void) {
 #endif
 }
 
-#ifndef JACOBI_WITHOUT_FLEXMPI
-/* Every process's block, for MPI_Allgatherv of x. */
-static void gather_partition(int count, int displ, int* counts, int* displs, int nprocs) {
-  int mine[2] = {count, displ};
-  int* all = malloc((size_t)nprocs * 2 * sizeof *all);
-  if (all == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, JACOBI_COMM);
-  for (int p = 0; p < nprocs; ++p) {
-    counts[p] = all[2 * p];
-    displs[p] = all[2 * p + 1];
-  }
-  free(all);
-}
-#endif
 
 /* ---- the program ---------------------------------------------------------- */
 
@@ -359,11 +345,14 @@ int main(int argc, char** argv) {
     const int old_count = count;
     check_xmpi(XMPI_Eval_lbalance(rank, nprocs, (int)k, (int)options.iterations, &count, &first, NULL),
                "XMPI_Eval_lbalance");
+    /* Every process's block, for MPI_Allgatherv of x: XMPI_Get_wsize knows
+     * them all without communication. Refreshed every time, because another
+     * process's block can change while this one's stays the same. */
+    for (int p = 0; p < nprocs; ++p) partition(p, nprocs, n, &counts[p], &displs[p]);
     if (count != old_count) {
       free(x_local);
       x_local = malloc(((size_t)count + 1) * sizeof *x_local);
       if (x_local == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
-      gather_partition(count, first, counts, displs, nprocs);
     }
 #endif
   }
