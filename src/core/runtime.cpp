@@ -2,11 +2,16 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <string_view>
 #include <utility>
 
 #include "balancing/ull/ull_calibrator.hpp"
@@ -37,6 +42,14 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   check_mpi(PMPI_Comm_size(world, &size_), "MPI_Comm_size");
   check_mpi(PMPI_Comm_dup(world, &library_comm_), "MPI_Comm_dup");
   check_mpi(PMPI_Comm_dup(world, &XMPI_COMM_WORLD), "MPI_Comm_dup");
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int host_length = 0;
+  check_mpi(PMPI_Get_processor_name(host, &host_length), "MPI_Get_processor_name");
+  // 52 bits: exact in the double the interval exchange carries.
+  host_id_ =
+      static_cast<double>(std::hash<std::string_view>{}(std::string_view(host, host_length)) &
+                          ((std::uint64_t{1} << 52) - 1));
+  node_cores_ = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 
   log_ = std::make_shared<spdlog::logger>("flexmpi",
                                           std::make_shared<spdlog::sinks::stderr_sink_st>());
@@ -125,6 +138,8 @@ void Runtime::end_iteration(std::span<long long> counts) {
 void Runtime::close_interval() {
   ProcessInterval local = monitor_->take_interval();
   local.rank = rank_;
+  local.host_id = host_id_;
+  local.node_cores = node_cores_;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   local.pack(packed);
   std::vector<double> all(static_cast<std::size_t>(size_) * ProcessInterval::kFieldCount);
@@ -141,6 +156,7 @@ void Runtime::close_interval() {
             all.data() + static_cast<std::size_t>(p) * ProcessInterval::kFieldCount,
             ProcessInterval::kFieldCount)));
   }
+  report.mark_oversubscribed_nodes();
   log_->debug("interval {}: imbalance {:.3f}", report.index,
               report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);

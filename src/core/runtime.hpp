@@ -5,13 +5,12 @@
 #pragma once
 
 #include <mpi.h>
+#include <spdlog/logger.h>
 
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-
-#include <spdlog/logger.h>
 
 #include "balancing/load_balancer.hpp"
 #include "config/config.hpp"
@@ -94,7 +93,9 @@ class Runtime {
   std::unique_ptr<UllCalibrator>& ull_calibrator() { return ull_calibrator_; }
 
   /// The last completed sampling interval, if any.
-  [[nodiscard]] const std::optional<IntervalReport>& last_interval() const { return last_interval_; }
+  [[nodiscard]] const std::optional<IntervalReport>& last_interval() const {
+    return last_interval_;
+  }
 
  private:
   // world: MPI_COMM_WORLD, or for a spawned process the communicator merged
@@ -126,6 +127,9 @@ class Runtime {
   std::unique_ptr<TraceWriter> trace_;
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;
+  // This process's node, for IntervalReport::mark_oversubscribed_nodes.
+  double host_id_ = 0.0;
+  double node_cores_ = 0.0;
   // Spawns and removals since the last traced interval (rank 0): they go
   // into the record of the first interval of the new process set.
   nlohmann::json reconfigurations_ = nlohmann::json::array();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace flexmpi {
 
@@ -19,7 +20,7 @@ double ProcessInterval::shared_fraction() const {
 }
 
 double ProcessInterval::effective_computation(double dedicated_threshold) const {
-  if (shared_fraction() <= dedicated_threshold) return computation();
+  if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return computation();
   if (cpu <= 0.0) return computation();
   return std::min(computation(), cpu) * (wall / cpu);
 }
@@ -39,6 +40,8 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[6] = mpi_calls;
   out[7] = bytes_sent;
   out[8] = bytes_received;
+  out[9] = host_id;
+  out[10] = node_cores;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -52,6 +55,8 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.mpi_calls = in[6];
   p.bytes_sent = in[7];
   p.bytes_received = in[8];
+  p.host_id = in[9];
+  p.node_cores = in[10];
   return p;
 }
 
@@ -63,6 +68,14 @@ double IntervalReport::imbalance(double dedicated_threshold) const {
     times.push_back(p.effective_computation(dedicated_threshold));
   const auto [low, high] = std::minmax_element(times.begin(), times.end());
   return *high > 0.0 ? (*high - *low) / *high : 0.0;
+}
+
+void IntervalReport::mark_oversubscribed_nodes() {
+  std::map<double, int> on_node;
+  for (const ProcessInterval& p : processes) ++on_node[p.host_id];
+  for (ProcessInterval& p : processes) {
+    p.node_oversubscribed = p.node_cores > 0.0 && on_node[p.host_id] > p.node_cores;
+  }
 }
 
 std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const {

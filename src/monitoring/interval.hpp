@@ -34,6 +34,14 @@ struct ProcessInterval {
   double mpi_calls = 0.0;
   double bytes_sent = 0.0;
   double bytes_received = 0.0;
+  double host_id = 0.0;     ///< 52-bit hash of the node's name: processes on one node share it
+  double node_cores = 0.0;  ///< online cores of the node
+  /// Not exchanged: set from every process's host_id and node_cores once the
+  /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
+  /// this process's node runs more processes of the application than it has
+  /// cores: CPU time then goes to other processes of the application too,
+  /// which is not a smaller PE (see effective_computation).
+  bool node_oversubscribed = false;
 
   void add(const IterationSample& sample);
   /// Computation time = wall - MPI time (SPEC section 2), never negative.
@@ -47,11 +55,15 @@ struct ProcessInterval {
   /// computation(). So the CPU time of the computation, min(computation,
   /// cpu), divided by the process's share of the PE: speed while running
   /// times CPU utilisation, DRUM's processing power (DRUM thesis 3.1.2.1).
+  /// Not on an oversubscribed node: there the CPU time a process lacks went
+  /// to other processes of the application, mostly while it waited for them
+  /// (yielding), and counting it as a smaller PE would take rows from the
+  /// processes that finish first.
   [[nodiscard]] double effective_computation(double dedicated_threshold) const;
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 9;
+  static constexpr int kFieldCount = 11;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };
@@ -66,6 +78,8 @@ struct IntervalReport {
   /// (max - min) / max of effective computation time (thesis Alg. 5,
   /// evaluateLoadBalance; computation time on dedicated PEs).
   [[nodiscard]] double imbalance(double dedicated_threshold) const;
+  /// Sets every process's node_oversubscribed from the host ids and cores.
+  void mark_oversubscribed_nodes();
   /// true where shared_fraction() exceeds `dedicated_threshold`.
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
 };

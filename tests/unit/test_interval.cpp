@@ -100,6 +100,8 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.mpi_calls = 400;
   p.bytes_sent = 8e9;
   p.bytes_received = 3.5e6;
+  p.host_id = 4503599627370495.0;  // 2^52 - 1
+  p.node_cores = 64;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -112,6 +114,8 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.mpi_calls, p.mpi_calls);
   EXPECT_EQ(q.bytes_sent, p.bytes_sent);
   EXPECT_EQ(q.bytes_received, p.bytes_received);
+  EXPECT_EQ(q.host_id, p.host_id);
+  EXPECT_EQ(q.node_cores, p.node_cores);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());
@@ -138,6 +142,24 @@ TEST(IntervalReport, ImbalanceComparesEffectiveComputationOfSharedPes) {
   EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.0);
   // With every PE counted as dedicated, computation times 2 and 1.
   EXPECT_DOUBLE_EQ(r.imbalance(1.0), 0.5);
+}
+
+TEST(IntervalReport, OversubscribedNodesKeepTheComputationTime) {
+  // Node 7 has 2 cores and runs 3 processes; node 9 has 2 cores and 1.
+  ProcessInterval a = process(2.0, 1.0, 1.0), b = a, c = a, d = a;
+  a.host_id = b.host_id = c.host_id = 7;
+  d.host_id = 9;
+  a.node_cores = b.node_cores = c.node_cores = d.node_cores = 2;
+  IntervalReport r;
+  r.processes = {a, b, c, d};
+  r.mark_oversubscribed_nodes();
+  EXPECT_TRUE(r.processes[0].node_oversubscribed);
+  EXPECT_TRUE(r.processes[2].node_oversubscribed);
+  EXPECT_FALSE(r.processes[3].node_oversubscribed);
+  // The CPU time these lack went to the application's own processes: not a
+  // smaller PE. Alone on its node, the same figures are a half PE.
+  EXPECT_DOUBLE_EQ(r.processes[0].effective_computation(kDedicated), 1.0);
+  EXPECT_DOUBLE_EQ(r.processes[3].effective_computation(kDedicated), 2.0);
 }
 
 TEST(IntervalReport, ImbalanceOfEmptyOrZeroTimeIsZero) {
