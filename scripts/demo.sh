@@ -70,6 +70,8 @@ for r in balanced_trace:
             f"  shared {r['shared']}  -> {r['decision']}")
     if r["decision"] == "rebalance":
         line += f": rows {r['partition_before']} -> {r['partition']}"
+    elif r["decision"] == "held":
+        line += f" ({r['held']})"
     print(line)
     if r["interval"] >= 8 and r["decision"] != "rebalance":
         print(f"    ... {len(balanced_trace) - r['interval'] - 1} more intervals,"

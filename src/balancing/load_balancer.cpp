@@ -1,8 +1,21 @@
 #include "balancing/load_balancer.hpp"
 
+#include <numeric>
+
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {
+
+namespace {
+
+// Workload of a block in the model's units: rows, or the sum of its rows' work.
+double block_work(const RowBlock& block, const std::vector<double>& row_work) {
+  if (row_work.empty()) return static_cast<double>(block.count);
+  const auto first = row_work.begin() + block.displ;
+  return std::accumulate(first, first + block.count, 0.0);
+}
+
+}  // namespace
 
 nlohmann::json BalanceDecision::to_json() const {
   auto counts = [](const Decomposition& blocks) {
@@ -11,62 +24,131 @@ nlohmann::json BalanceDecision::to_json() const {
     return list;
   };
   nlohmann::json record = {
-      {"decision", changed ? "rebalance" : (verdict.rebalance ? "balanced" : "none")},
+      // rebalance: data moved; held: Alg. 5 asked, the rules above kept the
+      // blocks (see "held"); balanced: the partitioner proposed the same blocks.
+      {"decision", changed             ? "rebalance"
+                   : !held.empty()     ? "held"
+                   : verdict.rebalance ? "balanced"
+                                       : "none"},
       {"unbalanced", verdict.unbalanced},
       {"system_dedicated", verdict.system_dedicated},
       {"interference", to_string(verdict.interference)},
+      {"confirmations", confirmations},
+      {"confirmations_needed", confirmations_needed},
       {"partition_before", counts(before)},
       {"partition", counts(after)},
   };
   if (!fallback.empty()) record["fallback"] = fallback;
+  if (!held.empty()) record["held"] = held;
+  if (assessment) record["model"] = assessment->to_json();
   return record;
 }
 
 LoadBalancer::LoadBalancer(const Config& config)
     : dedicated_threshold_(config.dedicated_threshold),
+      confirm_(config.lb_confirm),
+      margin_(config.lb_margin),
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 
-BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Decomposition& current,
-                                       std::int64_t global_size,
-                                       const std::vector<double>& row_work, bool may_rebalance) {
-  if (report.processes.size() != current.size()) {
+PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
+  // The mean time per iteration over the confirming intervals, scaled to the
+  // latest interval's iterations: the partitioners read one interval.
+  const IntervalReport& latest = unbalanced_.back();
+  PartitionInput input;
+  input.global_size = situation.global_size;
+  input.current = situation.current;
+  input.row_work = situation.row_work;
+  for (std::size_t p = 0; p < latest.processes.size(); ++p) {
+    double per_iteration = 0.0;
+    for (const IntervalReport& report : unbalanced_) {
+      const ProcessInterval& interval = report.processes[p];
+      if (interval.iterations > 0) {
+        per_iteration += interval.effective_computation(dedicated_threshold_) / interval.iterations;
+      }
+    }
+    per_iteration /= static_cast<double>(unbalanced_.size());
+    const ProcessInterval& now = latest.processes[p];
+    const double iterations = now.iterations;
+    const double time = per_iteration * iterations;
+    input.computation_time.push_back(time);
+    input.iterations.push_back(iterations);
+    input.wall_time.push_back(now.wall);
+    input.cpu_time.push_back(now.cpu);
+    // computeFLOPS (Alg. 5 line 34): metric per second of computation time,
+    // on a shared PE of the share of it the process got.
+    input.speed.push_back(time > 0.0 ? now.metric / time : 0.0);
+    input.work.push_back(iterations > 0 ? now.metric / iterations : 0.0);
+  }
+  return input;
+}
+
+BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
+                                       const RedistributionCost& cost) {
+  if (report.processes.size() != situation.current.size()) {
     throw Error(Errc::internal, "interval report and decomposition differ in process count");
   }
   std::vector<double> computation, wall, cpu;
-  PartitionInput input;
   for (const ProcessInterval& p : report.processes) {
     computation.push_back(p.effective_computation(dedicated_threshold_));
     wall.push_back(p.wall);
     cpu.push_back(p.cpu);
-    // computeFLOPS (Alg. 5 line 34): metric per second of computation time,
-    // on a shared PE of the share of it the process got.
-    input.speed.push_back(p.speed(dedicated_threshold_));
-    input.work.push_back(p.iterations > 0 ? p.metric / p.iterations : 0.0);
-    input.iterations.push_back(p.iterations);
   }
   BalanceDecision decision;
-  decision.before = current;
-  decision.after = current;
+  decision.before = situation.current;
+  decision.after = situation.current;
   decision.verdict = detector_.evaluate(computation, wall, cpu);
-  if (!decision.verdict.rebalance || !may_rebalance) return decision;
+  if (decision.verdict.unbalanced) {
+    unbalanced_.push_back(report);
+    if (unbalanced_.size() > static_cast<std::size_t>(confirm_)) unbalanced_.pop_front();
+  } else {
+    unbalanced_.clear();
+  }
+  decision.confirmations = static_cast<int>(unbalanced_.size());
+  decision.confirmations_needed = confirm_;
+  if (!decision.verdict.rebalance) return decision;
+  if (situation.remaining_iterations <= 0) {
+    decision.held = "no iteration left to use a new partition";
+    return decision;
+  }
+  if (decision.confirmations < confirm_) {
+    decision.held = "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
+                    std::to_string(confirm_) +
+                    " consecutive intervals a move needs (FLEXMPI_LB_CONFIRM)";
+    return decision;
+  }
 
-  input.global_size = global_size;
-  input.current = current;
-  input.computation_time = computation;
-  input.wall_time = wall;
-  input.cpu_time = cpu;
-  input.row_work = row_work;
+  const PartitionInput input = confirmed_input(situation);
   PartitionResult result = partitioner_->partition(input);
-  if (!covers_exactly(result.blocks, global_size) || result.blocks.size() != current.size()) {
+  if (!covers_exactly(result.blocks, situation.global_size) ||
+      result.blocks.size() != situation.current.size()) {
     // Never hand a partition that does not add up to the redistribution.
     decision.fallback = "partitioner '" + std::string(partitioner_->name()) +
                         "' returned blocks that do not cover the rows: partition kept";
     return decision;
   }
   decision.fallback = result.fallback;
+  if (result.blocks == situation.current) return decision;
+
+  RebalanceCase change;
+  change.current = situation.current;
+  change.proposed = result.blocks;
+  change.remaining_iterations = situation.remaining_iterations;
+  change.bytes_per_row = situation.bytes_per_row;
+  for (std::size_t p = 0; p < input.computation_time.size(); ++p) {
+    change.iteration_seconds.push_back(
+        input.iterations[p] > 0 ? input.computation_time[p] / input.iterations[p] : 0.0);
+    change.current_work.push_back(block_work(situation.current[p], situation.row_work));
+    change.proposed_work.push_back(block_work(result.blocks[p], situation.row_work));
+  }
+  decision.assessment = assess_rebalance(change, cost, margin_);
+  if (!decision.assessment->pays) {
+    decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)";
+    return decision;
+  }
   decision.after = std::move(result.blocks);
-  decision.changed = decision.after != decision.before;
+  decision.changed = true;
+  unbalanced_.clear();
   return decision;
 }
 

@@ -3,17 +3,30 @@
 // compute the new decomposition with the configured partitioner. Pure
 // logic: every process evaluates the same report and reaches the same
 // decision, so no further communication is needed to agree.
+//
+// Beyond Alg. 5 (issue 11; docs/architecture.md, "Balancing on a noisy
+// machine"), two rules keep noise from moving data:
+// - confirmation: data moves only after `lb_confirm` consecutive unbalanced
+//   intervals, and the speeds are the mean over those intervals, so one
+//   disturbed interval neither triggers a move nor sets the new partition;
+//   after a move the count starts again, so a partition just balanced is not
+//   moved back by the next interval alone (hysteresis);
+// - gain against cost: the prediction model (model/rebalance_model.hpp)
+//   prices the move, and it happens only if the predicted gain over the
+//   remaining iterations exceeds `lb_margin` times the predicted cost.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "balancing/imbalance_detector.hpp"
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
+#include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
 
 namespace flexmpi {
@@ -24,6 +37,13 @@ struct BalanceDecision {
   Decomposition before;
   Decomposition after;
   std::string fallback;  ///< why the partitioner kept the partition, if it did
+  /// Consecutive unbalanced intervals so far, and how many a move needs.
+  int confirmations = 0;
+  int confirmations_needed = 1;
+  /// Why the decomposition stays, when the detector asked for a rebalance.
+  std::string held;
+  /// The gain-versus-cost prediction, when the partitioner proposed a change.
+  std::optional<RebalanceAssessment> assessment;
 
   /// The trace fields of the decision (SPEC section 5).
   [[nodiscard]] nlohmann::json to_json() const;
@@ -33,28 +53,43 @@ class LoadBalancer {
  public:
   explicit LoadBalancer(const Config& config);
 
-  /**
-   * Evaluates Alg. 5 on `report` for the decomposition `current` of
-   * `global_size` rows. row_work: per-row workload for the nnz/weight models
-   * (empty for the count model). work: per-process workload units of the
-   * current blocks (what the speed metric counted per iteration).
-   * `may_rebalance` false (e.g. no iteration left) records the verdict only.
-   */
-  BalanceDecision evaluate(const IntervalReport& report, const Decomposition& current,
-                           std::int64_t global_size, const std::vector<double>& row_work,
-                           bool may_rebalance);
+  /// What a decision needs besides the interval report.
+  struct Situation {
+    Decomposition current;         ///< blocks now, one per process
+    std::int64_t global_size = 0;  ///< rows of the decomposition
+    /// Per-row workload for the nnz/weight models (empty for the count model).
+    std::vector<double> row_work;
+    long long remaining_iterations = 0;  ///< iterations left to use a new partition
+    double bytes_per_row = 0.0;          ///< bytes a row of the registered data carries
+  };
 
-  /// After the set of processes changed the interference history, and what
-  /// the partitioner learnt about the old processes, are void.
+  /**
+   * Evaluates Alg. 5 on `report` and, if it asks for a rebalance, the two
+   * rules above; `cost` prices the redistribution. With no iteration left
+   * the verdict is recorded and nothing moves.
+   */
+  BalanceDecision evaluate(const IntervalReport& report, const Situation& situation,
+                           const RedistributionCost& cost);
+
+  /// After the set of processes changed the interference history, the
+  /// unbalanced intervals counted, and what the partitioner learnt about the
+  /// old processes, are void.
   void reset_history() {
     detector_.reset();
+    unbalanced_.clear();
     partitioner_->reset();
   }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
 
  private:
+  /// The partitioner's input from the consecutive unbalanced intervals.
+  [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+
   double dedicated_threshold_;
+  int confirm_;
+  double margin_;
   ImbalanceDetector detector_;
+  std::deque<IntervalReport> unbalanced_;  // the last consecutive unbalanced intervals
   std::unique_ptr<Partitioner> partitioner_;
 };
 

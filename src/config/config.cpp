@@ -74,8 +74,8 @@ std::string_view partitioner_choices() {
 
 std::vector<SettingDescriptor> make_settings() {
   return {
-      {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100", "a whole number from 1 to 1000000000",
-       "iterations per sampling interval",
+      {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100",
+       "a whole number from 1 to 1000000000", "iterations per sampling interval",
        [](Config& c, std::string_view v) { c.sampling_interval = parse_integer(v, 1); }},
       {"FLEXMPI_IMBALANCE_THRESHOLD", "imbalance-threshold", "0.15",
        "a number strictly between 0 and 1",
@@ -88,9 +88,23 @@ std::vector<SettingDescriptor> make_settings() {
       {"FLEXMPI_K", "k", "3", "a whole number from 1 to 1000000000",
        "consecutive shared sampling intervals that make a load long-term",
        [](Config& c, std::string_view v) { c.k = parse_integer(v, 1); }},
+      {"FLEXMPI_LB_CONFIRM", "lb-confirm", "2", "a whole number from 1 to 1000000000",
+       "consecutive unbalanced sampling intervals before the balancer moves data (1 = thesis "
+       "Alg. 5: the first one)",
+       [](Config& c, std::string_view v) { c.lb_confirm = parse_integer(v, 1); }},
+      {"FLEXMPI_LB_MARGIN", "lb-margin", "2", "a number from 0 to 1000000",
+       "data moves only if the predicted gain over the remaining iterations exceeds this many "
+       "times the predicted cost of moving it (0 = whenever unbalanced)",
+       [](Config& c, std::string_view v) {
+         const double margin = parse_real(v);
+         if (margin < 0.0 || margin > 1e6) throw Rejected{};
+         c.lb_margin = margin;
+       }},
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
        "workload model: rows, nonzeros or user weights",
-       [](Config& c, std::string_view v) { c.lb_model = parse_choice(v, {"count", "nnz", "weight"}); }},
+       [](Config& c, std::string_view v) {
+         c.lb_model = parse_choice(v, {"count", "nnz", "weight"});
+       }},
       {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(),
        "partitioning strategy of the load balancer",
        [](Config& c, std::string_view v) {
@@ -107,9 +121,10 @@ std::vector<SettingDescriptor> make_settings() {
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
       {"FLEXMPI_POLICY", "policy", "lb", "one of none, lb",
        "adaptation policy: none (monitor only) or lb (dynamic load balancing)",
-       [](Config& c, std::string_view v) { c.policy = parse_choice(v, {"none", "lb"}); }},
-      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0",
-       "AMP completion-time goal",
+       [](Config& c, std::string_view v) {
+         c.policy = parse_choice(v, {"none", "lb"});
+       }},
+      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0", "AMP completion-time goal",
        [](Config& c, std::string_view v) {
          const double goal = parse_real(v);
          if (goal <= 0.0) throw Rejected{};
@@ -117,7 +132,9 @@ std::vector<SettingDescriptor> make_settings() {
        }},
       {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost",
        "what AMP minimises while meeting the goal",
-       [](Config& c, std::string_view v) { c.constraint = parse_choice(v, {"efficiency", "cost"}); }},
+       [](Config& c, std::string_view v) {
+         c.constraint = parse_choice(v, {"efficiency", "cost"});
+       }},
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
        "a readable file of hostname:procType:numPE[:cost] lines", "processor description",
        [](Config& c, std::string_view v) {
@@ -189,8 +206,8 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
     try {
       setting.apply(config, value);
     } catch (const Rejected& rejected) {
-      std::string message = std::string(setting.variable) + "='" + value + "' is invalid: expected " +
-                            std::string(setting.accepted);
+      std::string message = std::string(setting.variable) + "='" + value +
+                            "' is invalid: expected " + std::string(setting.accepted);
       if (!rejected.why.empty()) message += " (" + rejected.why + ")";
       throw Error(Errc::bad_config, message);
     }

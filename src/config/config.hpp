@@ -17,18 +17,20 @@ struct Config {
   double imbalance_threshold = 0.15;  ///< (max-min)/max of computation time that triggers balancing
   double dedicated_threshold = 0.05;  ///< (Treal-Tcpu)/Treal above which a PE counts as shared
   int k = 3;                          ///< consecutive shared intervals that make a load long-term
-  std::string lb_model = "count";     ///< count | nnz | weight
-  std::string partitioner = "rcp";    ///< name of a partitioner strategy
-  std::string metric = "auto";        ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";          ///< none | lb | smp | hpmp | amp
-  std::optional<double> goal;         ///< AMP completion-time goal, seconds
+  int lb_confirm = 2;      ///< consecutive unbalanced intervals before data moves (1 = thesis)
+  double lb_margin = 2.0;  ///< predicted gain must exceed lb_margin x predicted cost (0 = always)
+  std::string lb_model = "count";         ///< count | nnz | weight
+  std::string partitioner = "rcp";        ///< name of a partitioner strategy
+  std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
+  std::optional<double> goal;             ///< AMP completion-time goal, seconds
   std::string constraint = "efficiency";  ///< efficiency | cost
-  std::string hostfile;               ///< processor description (empty: none)
+  std::string hostfile;                   ///< processor description (empty: none)
   std::string scheduler = "balance_all";  ///< balance_all | balance_occupied
-  std::string trace;                  ///< JSON-lines trace path (empty: off)
-  std::string emulate_speed;          ///< relative speed per rank, validated by the emulator
-  std::string profile;                ///< profile-only report path ("-" = stderr, empty: off)
-  std::string log_level = "info";     ///< trace | debug | info | warn | error | off
+  std::string trace;                      ///< JSON-lines trace path (empty: off)
+  std::string emulate_speed;              ///< relative speed per rank, validated by the emulator
+  std::string profile;                    ///< profile-only report path ("-" = stderr, empty: off)
+  std::string log_level = "info";         ///< trace | debug | info | warn | error | off
 };
 
 /// One setting: its environment variable, its flexrun option and how to read it.
@@ -38,7 +40,8 @@ struct SettingDescriptor {
   std::string_view default_text;  ///< shown in help
   std::string_view accepted;      ///< what a valid value looks like, for error messages
   std::string_view help;          ///< one line
-  std::function<void(Config&, std::string_view)> apply;  ///< parses into Config; throws on bad value
+  std::function<void(Config&, std::string_view)>
+      apply;  ///< parses into Config; throws on bad value
 };
 
 /// The table of all settings, in documentation order.

@@ -278,22 +278,37 @@ RowBlock Runtime::eval_lbalance(int iteration, int max_iterations, std::span<con
   // XMPI_Monitor_iter_end just before it).
   if (interval_traced_) return decomposition_[static_cast<std::size_t>(rank_)];
 
-  nlohmann::json extra;
+  nlohmann::json extra = nlohmann::json::object();
+  // What the last redistribution really cost (the slowest process), for the
+  // prediction model's price per byte.
+  const double measured = last_interval_->redistribution_seconds();
+  if (measured > 0.0) {
+    extra["measured_redistribution_seconds"] = measured;
+    redistribution_cost_.observe(pending_redistribution_bytes_, measured);
+    pending_redistribution_bytes_ = 0.0;
+  }
   if (config_.policy == "lb") {
+    LoadBalancer::Situation situation;
+    situation.current = decomposition_;
+    situation.global_size = global_rows_;
+    if (config_.lb_model != "count") situation.row_work = global_row_work(weight);
     // Rebalancing pays off only if iterations remain to use the new partition.
-    const bool may_rebalance = iteration + 1 < max_iterations;
-    const BalanceDecision decision = balancer_->evaluate(
-        *last_interval_, decomposition_, global_rows_,
-        config_.lb_model == "count" ? std::vector<double>{} : global_row_work(weight),
-        may_rebalance);
-    extra = decision.to_json();
+    situation.remaining_iterations = static_cast<long long>(max_iterations) - iteration - 1;
+    situation.bytes_per_row = data_.bytes_per_row();
+    const BalanceDecision decision =
+        balancer_->evaluate(*last_interval_, situation, redistribution_cost_);
+    extra.update(decision.to_json());
     if (decision.changed) {
       const double start = wall_seconds();
       const RedistributionStats stats = move_to(decision.after);
       update_work(weight);
+      const double seconds = wall_seconds() - start;
+      monitor_->record_redistribution(seconds);
+      pending_redistribution_bytes_ =
+          busiest_process_bytes(decision.before, decision.after, situation.bytes_per_row);
       extra["redistribution"] = {{"bytes_sent", stats.bytes_sent},
                                  {"bytes_received", stats.bytes_received},
-                                 {"seconds", wall_seconds() - start}};
+                                 {"seconds", seconds}};
       if (rank_ == 0) {
         log_->info("interval {}: imbalance {:.2f}, rebalanced to {}", last_interval_->index,
                    decision.verdict.imbalance, extra["partition"].dump());

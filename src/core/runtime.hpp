@@ -137,6 +137,11 @@ class Runtime {
   Decomposition decomposition_;
   DataRegistry data_;
   std::unique_ptr<LoadBalancer> balancer_;
+  // The prediction model's price of a redistribution, and the bytes the last
+  // one was predicted to move (priced when its measured time arrives with
+  // the next interval report).
+  RedistributionCost redistribution_cost_;
+  double pending_redistribution_bytes_ = 0.0;
   std::unique_ptr<UllCalibrator> ull_calibrator_;
   int intervals_closed_ = 0;
   bool api_used_ = false;  // false: profile-only mode (no flexmpi call was made)

@@ -8,6 +8,11 @@
 #include <string>
 
 #include "monitoring/clock.hpp"
+#include "util/statistics.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace flexmpi {
 namespace {
@@ -126,11 +131,10 @@ double SpeedFunction::effective_speed(double work_units) const {
 }
 
 std::string SpeedFunction::text() const {
-  std::string text = format_number(speeds_.front());
-  for (std::size_t j = 0; j < sizes_.size(); ++j) {
-    text += "@" + format_number(sizes_[j]) + ":" + format_number(speeds_[j + 1]);
-  }
-  return text;
+  std::ostringstream text;
+  text << speeds_.front();
+  for (std::size_t j = 0; j < sizes_.size(); ++j) text << '@' << sizes_[j] << ':' << speeds_[j + 1];
+  return text.str();
 }
 
 std::vector<SpeedFunction> parse_speed_list(std::string_view text) {
@@ -151,17 +155,31 @@ std::vector<SpeedFunction> parse_speed_list(std::string_view text) {
   return functions;
 }
 
-double emulation_delay(double computation_seconds, double speed) {
-  if (computation_seconds <= 0.0 || speed >= 1.0) return 0.0;
-  return computation_seconds * (1.0 / speed - 1.0);
+double emulation_delay(double computation_seconds, double unit_seconds, double emulated_units) {
+  return std::max(0.0, unit_seconds * emulated_units - std::max(0.0, computation_seconds));
 }
 
 void busy_wait(double seconds) {
   if (seconds <= 0.0) return;
   const double until = wall_seconds() + seconds;
   while (wall_seconds() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
   }
 }
+
+void UnitTimeEstimate::add(double seconds, double units) {
+  if (units <= 0.0) units = 1.0;
+  if (std::abs(units - units_) > 0.01 * units) {
+    window_.clear();
+    units_ = units;
+  }
+  if (window_.size() == kWindow) window_.erase(window_.begin());
+  window_.push_back(std::max(0.0, seconds) / units);
+}
+
+double UnitTimeEstimate::unit_seconds() const { return median(window_); }
 
 SpeedEmulator::SpeedEmulator(double speed) : function_(speed) {}
 
@@ -187,12 +205,17 @@ std::string SpeedEmulator::describe() const {
   return function_.text() + " (SPEED@SIZE:SPEED: work units beyond SIZE run at the next speed)";
 }
 
-void SpeedEmulator::slow_down(double computation_seconds) const {
+void SpeedEmulator::slow_down(double computation_seconds) {
   slow_down(computation_seconds, work_ ? work_() : 0.0);
 }
 
-void SpeedEmulator::slow_down(double computation_seconds, double work_units) const {
-  busy_wait(emulation_delay(computation_seconds, function_.effective_speed(work_units)));
+void SpeedEmulator::slow_down(double computation_seconds, double work_units) {
+  if (!active()) return;
+  unit_time_.add(computation_seconds, work_units);
+  // Unknown work: one unit per iteration, at the speed of small partitions.
+  const double emulated =
+      work_units > 0.0 ? function_.emulated_units(work_units) : 1.0 / function_.base_speed();
+  busy_wait(emulation_delay(computation_seconds, unit_time_.unit_seconds(), emulated));
 }
 
 }  // namespace flexmpi

@@ -20,7 +20,7 @@ double ProcessInterval::shared_fraction() const {
 }
 
 double ProcessInterval::effective_computation(double dedicated_threshold) const {
-  if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return computation();
+  if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return robust_computation();
   if (cpu <= 0.0) return computation();
   return std::min(computation(), cpu) * (wall / cpu);
 }
@@ -42,6 +42,8 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[8] = bytes_received;
   out[9] = host_id;
   out[10] = node_cores;
+  out[11] = typical_computation;
+  out[12] = redistribution_seconds;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -57,6 +59,8 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.bytes_received = in[8];
   p.host_id = in[9];
   p.node_cores = in[10];
+  p.typical_computation = in[11];
+  p.redistribution_seconds = in[12];
   return p;
 }
 
@@ -83,6 +87,16 @@ std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const
   flags.reserve(processes.size());
   for (const auto& p : processes) flags.push_back(p.shared_fraction() > dedicated_threshold);
   return flags;
+}
+
+}  // namespace flexmpi
+
+namespace flexmpi {
+
+double IntervalReport::redistribution_seconds() const {
+  double longest = 0.0;
+  for (const ProcessInterval& p : processes) longest = std::max(longest, p.redistribution_seconds);
+  return longest;
 }
 
 }  // namespace flexmpi

@@ -36,6 +36,14 @@ struct ProcessInterval {
   double bytes_received = 0.0;
   double host_id = 0.0;     ///< 52-bit hash of the node's name: processes on one node share it
   double node_cores = 0.0;  ///< online cores of the node
+  /// The median computation time of one iteration of the interval times the
+  /// iterations: the interval's computation without its odd slow iterations
+  /// (the first touches of a block just received, a cold cache, a one-off
+  /// preemption), which a sum would read as a slower processor. 0: unknown.
+  double typical_computation = 0.0;
+  /// Wall time this process spent redistributing data since the previous
+  /// interval (0: none): the measured cost the prediction model learns from.
+  double redistribution_seconds = 0.0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
   /// this process's node runs more processes of the application than it has
@@ -46,9 +54,13 @@ struct ProcessInterval {
   void add(const IterationSample& sample);
   /// Computation time = wall - MPI time (SPEC section 2), never negative.
   [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
+  /// typical_computation where known, else computation().
+  [[nodiscard]] double robust_computation() const {
+    return typical_computation > 0.0 ? typical_computation : computation();
+  }
   /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
   [[nodiscard]] double shared_fraction() const;
-  /// The time the balancer compares: computation() on a dedicated PE. On a
+  /// The time the balancer compares: robust_computation() on a dedicated PE. On a
   /// shared one (shared_fraction() > dedicated_threshold) the process gets
   /// only cpu/wall of the PE, and where the OS preempts it, in its
   /// computation or while it waits in MPI, decides how much of that shows in
@@ -63,7 +75,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 11;
+  static constexpr int kFieldCount = 13;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };
@@ -76,12 +88,14 @@ struct IntervalReport {
   std::vector<ProcessInterval> processes;
 
   /// (max - min) / max of effective computation time (thesis Alg. 5,
-  /// evaluateLoadBalance; computation time on dedicated PEs).
+  /// evaluateLoadBalance; robust computation time on dedicated PEs).
   [[nodiscard]] double imbalance(double dedicated_threshold) const;
   /// Sets every process's node_oversubscribed from the host ids and cores.
   void mark_oversubscribed_nodes();
   /// true where shared_fraction() exceeds `dedicated_threshold`.
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
+  /// The longest redistribution_seconds of any process (0: none since the last interval).
+  [[nodiscard]] double redistribution_seconds() const;
 };
 
 }  // namespace flexmpi

@@ -4,6 +4,7 @@
 
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
+#include "util/statistics.hpp"
 
 namespace flexmpi {
 
@@ -54,6 +55,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   open_ = false;
   ++iterations_;
   current_.add(sample);
+  iteration_computation_.push_back(sample.computation());
   totals_.add(sample);
   for (std::size_t i = 0; i < requested_.size() && i < counts.size(); ++i) {
     counts[i] = counts_[requested_[i]];
@@ -66,6 +68,9 @@ ProcessInterval Monitor::take_interval() {
   last_interval_operations_ = profile_difference(now, interval_start_operations_);
   interval_start_operations_ = now;
   ProcessInterval finished = current_;
+  finished.typical_computation =
+      median(std::move(iteration_computation_)) * static_cast<double>(finished.iterations);
+  iteration_computation_.clear();
   for (const OpRecord& row : last_interval_operations_) {
     finished.mpi_calls += static_cast<double>(row.stats.calls);
     finished.bytes_sent += static_cast<double>(row.stats.bytes_sent);

@@ -32,12 +32,17 @@ class Monitor {
   [[nodiscard]] long long iterations_monitored() const { return iterations_; }
   [[nodiscard]] const MetricBackend& metric() const { return metric_; }
   [[nodiscard]] const SpeedEmulator& emulator() const { return emulator_; }
+  SpeedEmulator& emulator() { return emulator_; }
 
   /// Sums over every iteration monitored since start-up.
   [[nodiscard]] const ProcessInterval& totals() const { return totals_; }
 
-  /// The interval so far (with its communication totals); starts a new one.
+  /// The interval so far (with its communication totals and typical
+  /// computation); starts a new one.
   ProcessInterval take_interval();
+  /// Adds the wall time of a data redistribution to the current interval's
+  /// record (ProcessInterval::redistribution_seconds).
+  void record_redistribution(double seconds) { current_.redistribution_seconds += seconds; }
   /// Per-operation communication of the interval last taken (thesis 5.3.2 input).
   [[nodiscard]] const std::vector<OpRecord>& last_interval_operations() const {
     return last_interval_operations_;
@@ -58,6 +63,7 @@ class Monitor {
   double mpi_start_ = 0.0;
 
   ProcessInterval current_;
+  std::vector<double> iteration_computation_;  // of the current interval, for its median
   ProcessInterval totals_;
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;

@@ -566,6 +566,20 @@ std::vector<double> DataRegistry::local_row_nonzeros(const RowBlock& local) cons
   return work;
 }
 
+double DataRegistry::bytes_per_row() const {
+  double bytes = 0.0;
+  for (const Structure& s : structures_) {
+    if (s.scheme != Scheme::distributed) continue;
+    if (s.sparse()) {
+      const double nonzeros = s.size > 0 ? static_cast<double>(s.nnz) / s.size : 0.0;
+      bytes += nonzeros * static_cast<double>(s.extent + sizeof(int)) + sizeof(int);
+    } else {
+      bytes += static_cast<double>(row_elements(s)) * static_cast<double>(s.extent);
+    }
+  }
+  return bytes;
+}
+
 std::vector<double> DataRegistry::local_row_nonzeros() const {
   if (!local_block_) {
     throw Error(Errc::bad_state,

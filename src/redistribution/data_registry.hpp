@@ -153,6 +153,11 @@ class DataRegistry {
   /// row's nonzeros (a vector row counts 1, a dense row `size`, as thesis
   /// 4.5.3 defines nnz for them; a sparse row its ia difference).
   [[nodiscard]] std::vector<double> local_row_nonzeros(const RowBlock& local) const;
+  /// Average bytes one row of the decomposition carries over every
+  /// distributed structure (replicated ones do not move): what the
+  /// prediction model prices a redistribution by. A sparse row counts its
+  /// average nonzeros (global nnz / rows), values and indices, plus its pointer.
+  [[nodiscard]] double bytes_per_row() const;
   /// The same for the block this process owns now (local_block()); throws
   /// Error(bad_state) if it is unknown.
   [[nodiscard]] std::vector<double> local_row_nonzeros() const;

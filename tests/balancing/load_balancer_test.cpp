@@ -8,13 +8,13 @@ namespace flexmpi {
 namespace {
 
 using test::dedicated_report;
+using test::situation;
 
 TEST(LoadBalancer, HalfSpeedProcessGetsAThird) {
-  Config config;
-  LoadBalancer balancer(config);
-  const Decomposition current = {{500, 0}, {500, 500}};
+  LoadBalancer balancer(test::thesis_balancing());
   const BalanceDecision decision =
-      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, true);
+      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}),
+                        situation({{500, 0}, {500, 500}}), RedistributionCost{});
   EXPECT_TRUE(decision.changed);
   EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
   EXPECT_EQ(decision.to_json()["decision"], "rebalance");
@@ -22,24 +22,145 @@ TEST(LoadBalancer, HalfSpeedProcessGetsAThird) {
 }
 
 TEST(LoadBalancer, BalancedRunMovesNothing) {
-  Config config;
-  LoadBalancer balancer(config);
+  LoadBalancer balancer(Config{});
   const Decomposition current = {{667, 0}, {333, 667}};
-  const BalanceDecision decision =
-      balancer.evaluate(dedicated_report({{667, 1.0}, {333, 1.0}}), current, 1000, {}, true);
-  EXPECT_FALSE(decision.changed);
-  EXPECT_EQ(decision.after, current);
-  EXPECT_EQ(decision.to_json()["decision"], "none");
+  for (int interval = 0; interval < 3; ++interval) {
+    const BalanceDecision decision = balancer.evaluate(dedicated_report({{667, 1.0}, {333, 1.0}}),
+                                                       situation(current), RedistributionCost{});
+    EXPECT_FALSE(decision.changed);
+    EXPECT_EQ(decision.after, current);
+    EXPECT_EQ(decision.to_json()["decision"], "none");
+  }
 }
 
-TEST(LoadBalancer, NoRebalanceWhenNotAllowed) {
-  Config config;
-  LoadBalancer balancer(config);
-  const Decomposition current = {{500, 0}, {500, 500}};
+TEST(LoadBalancer, NoRebalanceWithoutIterationsLeft) {
+  LoadBalancer balancer(test::thesis_balancing());
   const BalanceDecision decision =
-      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, false);
+      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}),
+                        situation({{500, 0}, {500, 500}}, 0), RedistributionCost{});
   EXPECT_TRUE(decision.verdict.rebalance);
   EXPECT_FALSE(decision.changed);
+  EXPECT_EQ(decision.to_json()["held"], "no iteration left to use a new partition");
+}
+
+// Hysteresis: with the default lb_confirm = 2, one unbalanced interval moves nothing.
+TEST(LoadBalancer, OneDisturbedIntervalMovesNothing) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const auto even = dedicated_report({{500, 1.0}, {500, 1.0}});
+  const auto disturbed = dedicated_report({{500, 1.0}, {500, 1.6}});
+  for (const auto& report : {even, disturbed, even, disturbed, even}) {
+    const BalanceDecision decision = balancer.evaluate(report, situation(current), {});
+    EXPECT_FALSE(decision.changed);
+    if (&report == &disturbed) {
+      EXPECT_EQ(decision.confirmations, 1);
+    }
+  }
+}
+
+TEST(LoadBalancer, APersistentImbalanceMovesOnTheSecondInterval) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  const BalanceDecision first = balancer.evaluate(slow, situation(current), {});
+  EXPECT_FALSE(first.changed);
+  EXPECT_TRUE(first.verdict.rebalance);
+  EXPECT_EQ(first.to_json()["held"],
+            "unbalanced in 1 of the 2 consecutive intervals a move needs (FLEXMPI_LB_CONFIRM)");
+  const BalanceDecision second = balancer.evaluate(slow, situation(current), {});
+  EXPECT_TRUE(second.changed);
+  EXPECT_EQ(second.after, (Decomposition{{667, 0}, {333, 667}}));
+}
+
+TEST(LoadBalancer, SpeedsAreTheMeanOverTheConfirmingIntervals) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{500, 0}, {500, 500}};
+  // Rank 1 takes 2.5 s, then 1.5 s: on average 2 s, half the speed of rank 0.
+  balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.5}}), situation(current), {});
+  const BalanceDecision decision =
+      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 1.5}}), situation(current), {});
+  ASSERT_TRUE(decision.changed);
+  EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
+}
+
+TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
+  LoadBalancer balancer(Config{});
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  balancer.evaluate(slow, situation({{500, 0}, {500, 500}}), {});
+  const Decomposition balanced =
+      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}), {}).after;
+  ASSERT_EQ(balanced, (Decomposition{{667, 0}, {333, 667}}));
+  // The first interval on the new blocks: rank 0 is slow on its new rows.
+  const BalanceDecision after_move =
+      balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
+  EXPECT_TRUE(after_move.verdict.unbalanced);
+  EXPECT_FALSE(after_move.changed);
+}
+
+// Gain against cost: the same imbalance moves with many iterations left and
+// stays with few.
+TEST(LoadBalancer, MovesOnlyWhenTheGainExceedsTheCost) {
+  Config config;
+  config.lb_confirm = 1;
+  LoadBalancer balancer(config);
+  // 1 s per 10 iterations on rank 0, 2 s on rank 1: an iteration takes 0.2 s,
+  // balanced 0.1333 s, so each remaining iteration gains 0.0667 s. Rank 1
+  // sends 167 rows of 16 KiB to rank 0: ~0.1 ms + 2.7 MB x 1 ns = ~2.8 ms.
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  const BalanceDecision few =
+      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}, /*remaining=*/0 + 1), {});
+  ASSERT_TRUE(few.assessment.has_value());
+  EXPECT_NEAR(few.assessment->gain_seconds, 0.2 - 0.13333, 1e-3);
+  EXPECT_NEAR(few.assessment->bytes, 167 * 16384.0, 1.0);
+  EXPECT_TRUE(few.changed);  // 0.067 s > 2 x 2.8 ms
+
+  RedistributionCost expensive;
+  expensive.observe(167 * 16384.0, 1.0);  // a slow network: 1 s for the move
+  const BalanceDecision refused =
+      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}, 5), expensive);
+  ASSERT_TRUE(refused.assessment.has_value());
+  EXPECT_FALSE(refused.changed);
+  EXPECT_FALSE(refused.assessment->pays);
+  EXPECT_EQ(refused.to_json()["held"], "the move does not pay (FLEXMPI_LB_MARGIN)");
+  const BalanceDecision accepted =
+      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}, 1000), expensive);
+  EXPECT_TRUE(accepted.changed);
+}
+
+TEST(RebalanceModel, BusiestProcessBytesCountsOnlyRowsThatChangeOwner) {
+  const Decomposition from = {{500, 0}, {500, 500}};
+  EXPECT_EQ(busiest_process_bytes(from, from, 8.0), 0.0);
+  // Rank 0 gains 167 rows that rank 1 loses: each moves 167 rows.
+  EXPECT_EQ(busiest_process_bytes(from, {{667, 0}, {333, 667}}, 8.0), 167 * 8.0);
+  // Three processes: the middle one sends to both sides.
+  EXPECT_EQ(busiest_process_bytes({{300, 0}, {400, 300}, {300, 700}},
+                                  {{400, 0}, {200, 400}, {400, 600}}, 1.0),
+            200.0);
+}
+
+TEST(RebalanceModel, TheMeasuredCostReplacesTheDefaultPrice) {
+  RedistributionCost cost;
+  EXPECT_DOUBLE_EQ(cost.predict(1e6), RedistributionCost::kLatencySeconds + 1e6 * 1e-9);
+  cost.observe(1e6, RedistributionCost::kLatencySeconds + 4e-3);  // 4 ns per byte
+  EXPECT_NEAR(cost.seconds_per_byte(), 4e-9, 1e-15);
+  cost.observe(1e6, RedistributionCost::kLatencySeconds + 2e-3);  // the mean with 2 ns
+  EXPECT_NEAR(cost.seconds_per_byte(), 3e-9, 1e-15);
+  cost.observe(0.0, 5.0);  // nothing moved: no information
+  cost.observe(1e6, -1.0);
+  EXPECT_EQ(cost.observations(), 2);
+}
+
+TEST(RebalanceModel, NoGainNoMove) {
+  RebalanceCase c;
+  c.current = {{500, 0}, {500, 500}};
+  c.proposed = {{400, 0}, {600, 400}};
+  c.iteration_seconds = {0.1, 0.1};  // already balanced: the proposal would be slower
+  c.current_work = {500, 500};
+  c.proposed_work = {400, 600};
+  c.remaining_iterations = 1'000'000;
+  const RebalanceAssessment a = assess_rebalance(c, RedistributionCost{}, 0.0);
+  EXPECT_LT(a.gain_seconds, 0.0);
+  EXPECT_FALSE(a.pays);
 }
 
 }  // namespace

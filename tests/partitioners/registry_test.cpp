@@ -31,12 +31,12 @@ TEST(PartitionerRegistry, KnowsTheNewPartitioners) {
 using test::dedicated_report;
 
 TEST(LoadBalancerWithFpm, PassesIterationsAndResetsTheHistory) {
-  Config config;
+  Config config = test::thesis_balancing();
   config.partitioner = "fpm-akima";
   LoadBalancer balancer(config);
   const Decomposition current = {{500, 0}, {500, 500}};
   const BalanceDecision decision =
-      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}), current, 1000, {}, true);
+      balancer.evaluate(dedicated_report({{500, 1.0}, {500, 2.0}}), test::situation(current), {});
   EXPECT_TRUE(decision.changed);
   EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
   const auto& fpm = dynamic_cast<const FpmPartitioner&>(balancer.partitioner());
@@ -48,12 +48,12 @@ TEST(LoadBalancerWithFpm, PassesIterationsAndResetsTheHistory) {
 }
 
 TEST(LoadBalancerWithFpm, DegenerateTimesAreTracedAsFallback) {
-  Config config;
+  Config config = test::thesis_balancing();
   config.partitioner = "fpm-geometric";
   LoadBalancer balancer(config);
   const Decomposition current = {{500, 0}, {500, 500}};
   const BalanceDecision decision =
-      balancer.evaluate(dedicated_report({{500, 0.0}, {500, 2.0}}), current, 1000, {}, true);
+      balancer.evaluate(dedicated_report({{500, 0.0}, {500, 2.0}}), test::situation(current), {});
   EXPECT_FALSE(decision.changed);
   EXPECT_NE(decision.to_json().value("fallback", "").find("fpm-geometric"), std::string::npos)
       << decision.to_json().dump();

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "balancing/load_balancer.hpp"
 #include "monitoring/interval.hpp"
 
 namespace flexmpi::test {
@@ -25,6 +26,23 @@ inline IntervalReport dedicated_report(
     r.processes.push_back(p);
   }
   return r;
+}
+
+/// A decomposition of 1000 rows to balance, `remaining` iterations left, 16 KiB per row.
+inline LoadBalancer::Situation situation(Decomposition current, long long remaining = 1000) {
+  LoadBalancer::Situation s;
+  s.current = std::move(current);
+  s.global_size = 1000;
+  s.remaining_iterations = remaining;
+  s.bytes_per_row = 16384.0;
+  return s;
+}
+
+/// Alg. 5 as the thesis has it: the first unbalanced interval moves, whatever it costs.
+inline Config thesis_balancing(Config config = {}) {
+  config.lb_confirm = 1;
+  config.lb_margin = 0.0;
+  return config;
 }
 
 }  // namespace flexmpi::test

@@ -100,6 +100,8 @@ TEST(Config, DefaultsAreTheSpecDefaults) {
   EXPECT_DOUBLE_EQ(c.imbalance_threshold, 0.15);
   EXPECT_DOUBLE_EQ(c.dedicated_threshold, 0.05);
   EXPECT_EQ(c.k, 3);
+  EXPECT_EQ(c.lb_confirm, 2);
+  EXPECT_DOUBLE_EQ(c.lb_margin, 2.0);
   EXPECT_EQ(c.lb_model, "count");
   EXPECT_EQ(c.partitioner, "rcp");
   EXPECT_EQ(c.metric, "auto");
@@ -120,6 +122,8 @@ TEST(Config, HelpDefaultsMatchTheParsedDefaults) {
   EXPECT_EQ(descriptor("FLEXMPI_SAMPLING_INTERVAL").default_text,
             std::to_string(c.sampling_interval));
   EXPECT_EQ(descriptor("FLEXMPI_K").default_text, std::to_string(c.k));
+  EXPECT_EQ(descriptor("FLEXMPI_LB_CONFIRM").default_text, std::to_string(c.lb_confirm));
+  EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_LB_MARGIN").default_text)), c.lb_margin);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_IMBALANCE_THRESHOLD").default_text)),
             c.imbalance_threshold);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_DEDICATED_THRESHOLD").default_text)),
@@ -184,6 +188,23 @@ TEST(Config, SamplingIntervalAndKRejectBadNumbers) {
                                     "1e3", "nan", "inf", "99999999999999999999999"}) {
       expect_rejected(variable, value);
     }
+  }
+}
+
+TEST(Config, BalancingRulesAcceptTheirRanges) {
+  EXPECT_EQ(load_one("FLEXMPI_LB_CONFIRM", "1").lb_confirm, 1);
+  EXPECT_EQ(load_one("FLEXMPI_LB_CONFIRM", "4").lb_confirm, 4);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "0").lb_margin, 0.0);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1.5").lb_margin, 1.5);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1e6").lb_margin, 1e6);
+}
+
+TEST(Config, BalancingRulesRejectBadValuesNamingTheVariable) {
+  for (const std::string value : {"0", "-1", "1.5", "abc", "", "2x"}) {
+    expect_rejected("FLEXMPI_LB_CONFIRM", value, "a whole number from 1");
+  }
+  for (const std::string value : {"-0.1", "1e7", "nan", "inf", "abc", "", "2x"}) {
+    expect_rejected("FLEXMPI_LB_MARGIN", value, "a number from 0 to 1000000");
   }
 }
 

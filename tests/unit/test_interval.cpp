@@ -102,6 +102,8 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.bytes_received = 3.5e6;
   p.host_id = 4503599627370495.0;  // 2^52 - 1
   p.node_cores = 64;
+  p.typical_computation = 1.0416;
+  p.redistribution_seconds = 0.003;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -116,10 +118,28 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.bytes_received, p.bytes_received);
   EXPECT_EQ(q.host_id, p.host_id);
   EXPECT_EQ(q.node_cores, p.node_cores);
+  EXPECT_EQ(q.typical_computation, p.typical_computation);
+  EXPECT_EQ(q.redistribution_seconds, p.redistribution_seconds);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+}
+
+TEST(ProcessInterval, DedicatedTimeIsTheTypicalComputationWhereKnown) {
+  ProcessInterval p = process(1.5, 1.5, 0.5);
+  EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 1.0);  // unknown: the sum
+  p.typical_computation = 0.8;  // two slow iterations of ten made the sum 1.0
+  EXPECT_DOUBLE_EQ(p.robust_computation(), 0.8);
+  EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 0.8);
+}
+
+TEST(IntervalReport, RedistributionSecondsIsTheSlowestProcesss) {
+  IntervalReport r;
+  r.processes = {process(1.0, 1.0, 0.0), process(1.0, 1.0, 0.0)};
+  EXPECT_EQ(r.redistribution_seconds(), 0.0);
+  r.processes[1].redistribution_seconds = 0.25;
+  EXPECT_EQ(r.redistribution_seconds(), 0.25);
 }
 
 TEST(IntervalReport, ImbalanceIsMaxMinusMinOverMaxOfComputation) {

@@ -49,17 +49,53 @@ TEST(SpeedList, RejectsBadItemsNamingThem) {
   expect_bad_list("inf", "item 1 'inf'");
 }
 
-TEST(EmulationDelay, IsTimeTimesInverseSpeedMinusOne) {
-  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 0.5), 0.1);
-  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 0.25), 0.3);
-  EXPECT_DOUBLE_EQ(emulation_delay(2.0, 0.8), 0.5);
-  EXPECT_DOUBLE_EQ(emulation_delay(1.0, 0.1), 9.0);
+TEST(EmulationDelay, PadsTheComputationUpToTheEmulatedTime) {
+  // 1 ms per unit at full speed, 100 units at speed 0.5 = 200 emulated units.
+  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3, 200.0), 0.1);
+  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3, 400.0), 0.3);
+  // A disturbed iteration (0.15 s instead of 0.1) waits less: the total stays 0.2 s.
+  EXPECT_DOUBLE_EQ(emulation_delay(0.15, 1e-3, 200.0), 0.05);
 }
 
-TEST(EmulationDelay, IsZeroAtFullSpeedOrWithoutComputation) {
-  EXPECT_EQ(emulation_delay(0.1, 1.0), 0.0);
-  EXPECT_EQ(emulation_delay(0.0, 0.5), 0.0);
-  EXPECT_EQ(emulation_delay(-0.1, 0.5), 0.0);  // clock noise must not give a negative delay
+TEST(EmulationDelay, IsNeverNegative) {
+  EXPECT_EQ(emulation_delay(0.1, 1e-3, 100.0), 0.0);  // full speed
+  EXPECT_EQ(emulation_delay(0.5, 1e-3, 200.0), 0.0);  // already slower than emulated
+  EXPECT_EQ(emulation_delay(0.0, 0.0, 200.0), 0.0);
+  EXPECT_DOUBLE_EQ(emulation_delay(-0.1, 1e-3, 200.0), 0.2);  // clock noise counts as 0
+}
+
+TEST(UnitTimeEstimate, IsTheMedianPerUnitTimeOfTheRecentIterations) {
+  UnitTimeEstimate estimate;
+  EXPECT_EQ(estimate.unit_seconds(), 0.0);
+  estimate.add(0.10, 100.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1e-3);
+  estimate.add(0.30, 100.0);  // a disturbed iteration
+  estimate.add(0.11, 100.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.1e-3);  // the outlier does not move the median
+  estimate.add(0.12, 100.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.5 * (1.1e-3 + 1.2e-3));  // even count: middle pair
+}
+
+TEST(UnitTimeEstimate, StartsAfreshWhenTheWorkChanges) {
+  UnitTimeEstimate estimate;
+  for (int i = 0; i < 5; ++i) estimate.add(0.1, 100.0);
+  estimate.add(0.1 * 2.0, 150.0);  // 1.33 ms per unit on the new block
+  EXPECT_NEAR(estimate.unit_seconds(), 0.2 / 150.0, 1e-15);
+  estimate.add(0.2, 150.5);  // within 1 %: the same block
+  EXPECT_NEAR(estimate.unit_seconds(), 0.5 * (0.2 / 150.0 + 0.2 / 150.5), 1e-15);
+}
+
+TEST(UnitTimeEstimate, KeepsOnlyTheLastWindowOfIterations) {
+  UnitTimeEstimate estimate;
+  for (std::size_t i = 0; i < UnitTimeEstimate::kWindow; ++i) estimate.add(1.0, 1.0);
+  for (std::size_t i = 0; i < UnitTimeEstimate::kWindow / 2 + 1; ++i) estimate.add(2.0, 1.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
+}
+
+TEST(UnitTimeEstimate, UnknownWorkIsOneUnitPerIteration) {
+  UnitTimeEstimate estimate;
+  estimate.add(0.25, 0.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.25);
 }
 
 TEST(SpeedEmulator, ForRankPicksTheRanksSpeedAndFullSpeedPastTheList) {
@@ -89,13 +125,15 @@ TEST(SpeedEmulator, RejectsSpeedsOutsideZeroOne) {
 
 TEST(SpeedEmulator, FullSpeedDoesNotWait) {
   const double start = wall_seconds();
-  SpeedEmulator(1.0).slow_down(5.0);
+  SpeedEmulator full(1.0);
+  full.slow_down(5.0);
   EXPECT_LT(wall_seconds() - start, 1.0);
 }
 
 TEST(SpeedEmulator, HalfSpeedWaitsAsLongAsTheComputation) {
   const double start = wall_seconds();
-  SpeedEmulator(0.5).slow_down(0.03);
+  SpeedEmulator half(0.5);
+  half.slow_down(0.03);
   const double waited = wall_seconds() - start;
   EXPECT_GE(waited, 0.03);
   EXPECT_LT(waited, 2.0);  // generous: only catches a wrong formula, not a slow machine

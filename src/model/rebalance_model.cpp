@@ -1,0 +1,77 @@
+#include "model/rebalance_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+
+double busiest_process_bytes(const Decomposition& from, const Decomposition& to,
+                             double bytes_per_row) {
+  if (from.size() != to.size()) {
+    throw Error(Errc::internal, "decompositions of different process counts");
+  }
+  std::int64_t busiest = 0;
+  for (std::size_t p = 0; p < from.size(); ++p) {
+    const std::int64_t first = std::max(from[p].displ, to[p].displ);
+    const std::int64_t last = std::min(from[p].displ + from[p].count, to[p].displ + to[p].count);
+    const std::int64_t kept = std::max<std::int64_t>(0, last - first);
+    busiest = std::max(busiest, (from[p].count - kept) + (to[p].count - kept));
+  }
+  return static_cast<double>(busiest) * bytes_per_row;
+}
+
+double RedistributionCost::predict(double bytes) const {
+  return kLatencySeconds + std::max(0.0, bytes) * seconds_per_byte_;
+}
+
+void RedistributionCost::observe(double bytes, double seconds) {
+  if (!(bytes > 0.0) || !(seconds > 0.0) || !std::isfinite(seconds)) return;
+  const double measured = std::max(0.0, seconds - kLatencySeconds) / bytes;
+  seconds_per_byte_ = observations_ == 0 ? measured : 0.5 * (seconds_per_byte_ + measured);
+  ++observations_;
+}
+
+nlohmann::json RebalanceAssessment::to_json() const {
+  return {{"iteration_seconds_now", iteration_seconds_now},
+          {"iteration_seconds_balanced", iteration_seconds_balanced},
+          {"predicted_gain_seconds", gain_seconds},
+          {"predicted_bytes", bytes},
+          {"predicted_cost_seconds", cost_seconds},
+          {"pays", pays},
+          {"reason", reason}};
+}
+
+RebalanceAssessment assess_rebalance(const RebalanceCase& c, const RedistributionCost& cost,
+                                     double margin) {
+  const std::size_t n = c.iteration_seconds.size();
+  if (c.current.size() != n || c.proposed.size() != n || c.current_work.size() != n ||
+      c.proposed_work.size() != n) {
+    throw Error(Errc::internal, "rebalance case: per-process vectors differ in length");
+  }
+  RebalanceAssessment a;
+  for (std::size_t p = 0; p < n; ++p) {
+    const double now = c.iteration_seconds[p];
+    a.iteration_seconds_now = std::max(a.iteration_seconds_now, now);
+    // A process keeps its time per work unit; one with no work yet (or no
+    // time) is charged nothing, which only makes the prediction optimistic
+    // for a process that gains rows from zero.
+    const double per_unit = c.current_work[p] > 0.0 ? now / c.current_work[p] : 0.0;
+    a.iteration_seconds_balanced =
+        std::max(a.iteration_seconds_balanced, per_unit * c.proposed_work[p]);
+  }
+  const double remaining = static_cast<double>(std::max(0LL, c.remaining_iterations));
+  a.gain_seconds = (a.iteration_seconds_now - a.iteration_seconds_balanced) * remaining;
+  a.bytes = busiest_process_bytes(c.current, c.proposed, c.bytes_per_row);
+  a.cost_seconds = cost.predict(a.bytes);
+  a.pays = a.gain_seconds > 0.0 && a.gain_seconds > margin * a.cost_seconds;
+  a.reason = fmt::format("{}: predicted gain {:.3g} s over {} iterations {} {:g} x cost {:.3g} s",
+                         a.pays ? "moves" : "stays", a.gain_seconds, c.remaining_iterations,
+                         a.pays ? ">" : "<=", margin, a.cost_seconds);
+  return a;
+}
+
+}  // namespace flexmpi

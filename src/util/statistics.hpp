@@ -1,0 +1,20 @@
+// Small statistics shared by monitoring, emulation and the model.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace flexmpi {
+
+/// The median of `values` (the mean of the middle pair for an even count;
+/// 0 for none). Takes a copy: nth_element reorders it.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  return 0.5 * (*middle + *std::max_element(values.begin(), middle));
+}
+
+}  // namespace flexmpi
