@@ -10,6 +10,13 @@ homogeneous   no emulation: balanced against static (overhead), redistributions.
 nondedicated  real outside load (flexmpi-load) pinned to rank 1's core, bursts
               then a long-term load; k = 1, 3, 5 against static (Euro-Par
               2013 Table 5, thesis Fig. 6.7): total time and redistributions.
+demo          the commands of scripts/demo.sh (Jacobi n = 2000, 400 iterations,
+              interval 20, speeds 1.0/0.5), static then balanced, per run: the
+              speed-up, and the final partition against the ratio of the
+              speeds measured in the final interval.
+emulation     interval 0 of static Jacobi (equal blocks) with speeds 1.0/0.5:
+              the emulated rank's computation time per row over the other's,
+              which FLEXMPI_EMULATE_SPEED asks to be 2.0.
 
 Prints Markdown tables; traces are kept in --out for flexmpi-plot.
 """
@@ -83,6 +90,11 @@ def rebalances(records):
     return [r["interval"] for r in records if r.get("decision") == "rebalance"]
 
 
+def late_rebalances(records):
+    """Redistributions after interval 1 (the two intervals a first move may take)."""
+    return len([i for i in rebalances(records) if i > 1])
+
+
 def apps(args):
     return {
         "jacobi": [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size",
@@ -98,12 +110,13 @@ def dedicated(args):
     print("\n### Dedicated heterogeneous (emulated speeds), medians of", args.repeats, "runs\n")
     print("| app | speeds | static s | balanced s | ideal s (static speeds) | ideal s (balanced speeds) |"
           " static/balanced | balanced/ideal | balanced/ideal from interval 2 | first balanced interval |"
-          " rebalanced at interval | final partition |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          " rebalanced at interval (last run) | moves after interval 1 (max over runs) | final partition |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, command in apps(args).items():
         for speeds in ["1.0,0.5", "1.0,0.25"]:
             times = {"static": [], "balanced": []}
             ideals, balanced_ideals, steady, converged, intervals, partition = [], [], [], [], [], None
+            late = []
             for r in range(args.repeats):
                 for mode in ("static", "balanced"):
                     extra = ["--static"] if mode == "static" else []
@@ -118,21 +131,23 @@ def dedicated(args):
                         steady.append(steady_ratio(records))
                         converged.append(first_balanced_interval(records))
                         intervals.append(rebalances(records))
+                        late.append(late_rebalances(records))
                         partition = records[-1].get("partition")
             s, b = statistics.median(times["static"]), statistics.median(times["balanced"])
             i, bi = statistics.median(ideals), statistics.median(balanced_ideals)
             print(f"| {name} | {speeds} | {s:.3f} | {b:.3f} | {i:.3f} | {bi:.3f} | {s / b:.2f} |"
                   f" {b / i:.3f} / {b / bi:.3f} | {statistics.median(steady):.3f} | {converged} |"
-                  f" {intervals[-1]} | {partition} |")
+                  f" {intervals[-1]} | {max(late)} | {partition} |")
 
 
 def homogeneous(args):
     print("\n### Homogeneous (no emulation), medians of", args.repeats, "runs\n")
-    print("| app | static s | balanced s | balanced/static | redistributions (per run) |")
-    print("|---|---|---|---|---|")
+    print("| app | static s | balanced s | balanced/static | redistributions (per run) |"
+          " after interval 1 (per run) |")
+    print("|---|---|---|---|---|---|")
     for name, command in apps(args).items():
         times = {"static": [], "balanced": []}
-        moves = []
+        moves, late = [], []
         for r in range(args.repeats):
             for mode in ("static", "balanced"):
                 extra = ["--static"] if mode == "static" else []
@@ -141,8 +156,9 @@ def homogeneous(args):
                 times[mode].append(seconds)
                 if mode == "balanced":
                     moves.append(len(rebalances(records)))
+                    late.append(late_rebalances(records))
         s, b = statistics.median(times["static"]), statistics.median(times["balanced"])
-        print(f"| {name} | {s:.3f} | {b:.3f} | {b / s:.3f} | {moves} |")
+        print(f"| {name} | {s:.3f} | {b:.3f} | {b / s:.3f} | {moves} | {late} |")
 
 
 def nondedicated(args):
@@ -192,6 +208,52 @@ def nondedicated(args):
         print(f"| {label} | {t:.3f} | {t / static:.2f} | {len(runs[-1][1])} {runs[-1][1]} |")
 
 
+def demo(args):
+    command = [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size", "2000",
+               "--iterations", "400", "--sampling-interval", "20", "--quiet"]
+    print(f"\n### The demo's Jacobi (scripts/demo.sh), speeds 1.0,0.5, {args.repeats} runs\n")
+    print("| run | static s | balanced s | speed-up | moves | final partition |"
+          " speed ratio in the final interval | partition ratio / speed ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    speedups, errors = [], []
+    for r in range(args.repeats):
+        speeds = {"FLEXMPI_EMULATE_SPEED": "1.0,0.5"}
+        static, _ = run(args, command + ["--static"], speeds,
+                        os.path.join(args.out, f"demo_static_{r}.jsonl"))
+        balanced, records = run(args, command, speeds,
+                                os.path.join(args.out, f"demo_balanced_{r}.jsonl"))
+        last = records[-1]
+        measured = [w / t for w, t in zip(last["metric_count"], last["effective_time"])]
+        partition = last["partition"] if "partition" in last else None
+        rows = partition or [r2 for r2 in last["metric_count"]]
+        ratio = (rows[0] / rows[1]) / (measured[0] / measured[1])
+        speedups.append(static / balanced)
+        errors.append(abs(ratio - 1.0))
+        print(f"| {r} | {static:.3f} | {balanced:.3f} | {static / balanced:.2f} |"
+              f" {rebalances(records)} | {rows} | {measured[0] / measured[1]:.2f} | {ratio:.3f} |")
+    print(f"\nspeed-up: median {statistics.median(speedups):.2f}, min {min(speedups):.2f},"
+          f" balanced faster in {sum(s > 1.0 for s in speedups)} of {len(speedups)};"
+          f" partition within 5 % of the final speeds in {sum(e <= 0.05 for e in errors)}"
+          f" of {len(errors)}")
+
+
+def emulation(args):
+    command = [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size", "2000",
+               "--iterations", "60", "--sampling-interval", "20", "--quiet", "--static"]
+    print(f"\n### Emulated speed 1.0,0.5: interval 0 of static Jacobi, {args.repeats} runs\n")
+    ratios = []
+    for r in range(args.repeats):
+        _, records = run(args, command, {"FLEXMPI_EMULATE_SPEED": "1.0,0.5"},
+                         os.path.join(args.out, f"emulation_{r}.jsonl"))
+        first = records[0]
+        per_row = [t / w for t, w in zip(first["computation_time"], first["metric_count"])]
+        ratios.append(per_row[1] / per_row[0])
+    print("| runs | ratios (emulated / full speed, time per row) | median | within 2.0 ± 5 % |")
+    print("|---|---|---|---|")
+    print(f"| {len(ratios)} | {' '.join(f'{x:.3f}' for x in ratios)} |"
+          f" {statistics.median(ratios):.3f} | {sum(abs(x - 2.0) <= 0.1 for x in ratios)} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
@@ -211,8 +273,8 @@ def main():
     parser.add_argument("--nondedicated-sampling-interval", type=int, default=10)
     parser.add_argument("--burst-seconds", type=float, default=0.1)
     parser.add_argument("--burst-pause-seconds", type=float, default=0.6)
-    parser.add_argument("parts", nargs="*", default=["dedicated", "homogeneous", "nondedicated"],
-                        choices=["dedicated", "homogeneous", "nondedicated"])
+    parts = ["dedicated", "homogeneous", "nondedicated", "demo", "emulation"]
+    parser.add_argument("parts", nargs="*", default=parts, choices=parts)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     print(f"machine: {os.cpu_count()} cores; {subprocess.run(['uname', '-srm'], capture_output=True, text=True).stdout.strip()}")
