@@ -10,8 +10,8 @@ homogeneous   no emulation: balanced against static (overhead), redistributions.
 nondedicated  real outside load (flexmpi-load) pinned to rank 1's core, bursts
               then a long-term load; k = 1, 3, 5 against static (Euro-Par
               2013 Table 5, thesis Fig. 6.7): total time and redistributions.
-demo          the commands of scripts/demo.sh (Jacobi n = 2000, 400 iterations,
-              interval 20, speeds 1.0/0.5), static then balanced, per run: the
+demo          the commands of scripts/demo.sh (Jacobi n = 2000, 800 iterations,
+              interval 25, speeds 1.0/0.5), static then balanced, per run: the
               speed-up, and the final partition against the ratio of the
               speeds measured in the final interval.
 emulation     interval 0 of static Jacobi (equal blocks) with speeds 1.0/0.5:
@@ -210,7 +210,7 @@ def nondedicated(args):
 
 def demo(args):
     command = [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size", "2000",
-               "--iterations", "400", "--sampling-interval", "20", "--quiet"]
+               "--iterations", "800", "--sampling-interval", "25", "--quiet"]
     print(f"\n### The demo's Jacobi (scripts/demo.sh), speeds 1.0,0.5, {args.repeats} runs\n")
     print("| run | static s | balanced s | speed-up | moves | final partition |"
           " speed ratio in the final interval | partition ratio / speed ratio |")

@@ -24,8 +24,11 @@ export FLEXMPI_EMULATE_SPEED=1.0,0.5
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-jacobi=(mpiexec.openmpi -n 2 "$build_dir/apps/jacobi/flexmpi-jacobi" --size 2000 --iterations 400
-  --sampling-interval 20)
+# 32 sampling intervals of 25 iterations: flexmpi moves data only after two
+# consecutive unbalanced intervals (FLEXMPI_LB_CONFIRM), so the first two run
+# on the equal split; a run of 32 makes that a small part of it.
+jacobi=(mpiexec.openmpi -n 2 "$build_dir/apps/jacobi/flexmpi-jacobi" --size 2000 --iterations 800
+  --sampling-interval 25)
 
 for mode in static balanced; do
   flag=()
@@ -63,13 +66,17 @@ print(f"  balanced: {balanced_time:.3f} s: {static_time / balanced_time:.2f}x fa
 print(f"  ideal:    {ideal:.3f} s of computation (all work / sum of the measured speeds);"
       f" balanced = {balanced_time / ideal:.2f} x ideal")
 print(f"  same result either way: checksum {static_sum} (static) and {balanced_sum} (balanced)")
-print("  Per sampling interval of 20 iterations (balanced run, from flexmpi's trace):")
+print("  Per sampling interval of 25 iterations (balanced run, from flexmpi's trace):")
 for r in balanced_trace:
     comp = " ".join(f"{t:.3f}" for t in r["computation_time"])
     line = (f"    interval {r['interval']:2d}: computation s [{comp}]  imbalance {r['imbalance']:.2f}"
             f"  shared {r['shared']}  -> {r['decision']}")
     if r["decision"] == "rebalance":
         line += f": rows {r['partition_before']} -> {r['partition']}"
+        model = r.get("model")
+        if model:
+            line += (f" (predicted gain {model['predicted_gain_seconds']:.3f} s,"
+                     f" cost {model['predicted_cost_seconds'] * 1e3:.1f} ms)")
     elif r["decision"] == "held":
         line += f" ({r['held']})"
     print(line)
