@@ -1,12 +1,23 @@
 #include "balancing/load_balancer.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <numeric>
 
 #include "flexmpi/error.hpp"
+#include "util/statistics.hpp"
 
 namespace flexmpi {
 
 namespace {
+
+// (max - min) / max, 0 without a positive time (Alg. 5 evaluateLoadBalance).
+double imbalance_of(const std::vector<double>& times) {
+  if (times.empty()) return 0.0;
+  const auto [low, high] = std::minmax_element(times.begin(), times.end());
+  return *high > 0.0 ? (*high - *low) / *high : 0.0;
+}
 
 // Workload of a block in the model's units: rows, or the sum of its rows' work.
 double block_work(const RowBlock& block, const std::vector<double>& row_work) {
@@ -45,32 +56,35 @@ nlohmann::json BalanceDecision::to_json() const {
 }
 
 LoadBalancer::LoadBalancer(const Config& config)
-    : dedicated_threshold_(config.dedicated_threshold),
+    : imbalance_threshold_(config.imbalance_threshold),
+      dedicated_threshold_(config.dedicated_threshold),
       confirm_(config.lb_confirm),
+      window_(config.lb_window),
       margin_(config.lb_margin),
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 
 PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
-  // The mean time per iteration over the confirming intervals, scaled to the
-  // latest interval's iterations: the partitioners read one interval.
-  const IntervalReport& latest = unbalanced_.back();
+  // Per process, the median time per iteration over the evidence window,
+  // scaled to the latest interval's iterations: the partitioners read one
+  // interval. A burst shorter than half the window does not move the median.
+  const IntervalReport& latest = evidence_.back();
   PartitionInput input;
   input.global_size = situation.global_size;
   input.current = situation.current;
   input.row_work = situation.row_work;
   for (std::size_t p = 0; p < latest.processes.size(); ++p) {
-    double per_iteration = 0.0;
-    for (const IntervalReport& report : unbalanced_) {
+    std::vector<double> per_iteration;
+    for (const IntervalReport& report : evidence_) {
       const ProcessInterval& interval = report.processes[p];
       if (interval.iterations > 0) {
-        per_iteration += interval.effective_computation(dedicated_threshold_) / interval.iterations;
+        per_iteration.push_back(interval.effective_computation(dedicated_threshold_) /
+                                interval.iterations);
       }
     }
-    per_iteration /= static_cast<double>(unbalanced_.size());
     const ProcessInterval& now = latest.processes[p];
     const double iterations = now.iterations;
-    const double time = per_iteration * iterations;
+    const double time = median(per_iteration) * iterations;
     input.computation_time.push_back(time);
     input.iterations.push_back(iterations);
     input.wall_time.push_back(now.wall);
@@ -81,6 +95,19 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
     input.work.push_back(iterations > 0 ? now.metric / iterations : 0.0);
   }
   return input;
+}
+
+void LoadBalancer::remember(const IntervalReport& report, const Situation& situation,
+                            bool unbalanced) {
+  // Evidence is only about the blocks it was measured on.
+  if (situation.current != evidence_partition_) {
+    evidence_.clear();
+    unbalanced_streak_ = 0;
+    evidence_partition_ = situation.current;
+  }
+  evidence_.push_back(report);
+  if (evidence_.size() > static_cast<std::size_t>(window_)) evidence_.pop_front();
+  unbalanced_streak_ = unbalanced ? unbalanced_streak_ + 1 : 0;
 }
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
@@ -98,13 +125,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.before = situation.current;
   decision.after = situation.current;
   decision.verdict = detector_.evaluate(computation, wall, cpu);
-  if (decision.verdict.unbalanced) {
-    unbalanced_.push_back(report);
-    if (unbalanced_.size() > static_cast<std::size_t>(confirm_)) unbalanced_.pop_front();
-  } else {
-    unbalanced_.clear();
-  }
-  decision.confirmations = static_cast<int>(unbalanced_.size());
+  remember(report, situation, decision.verdict.unbalanced);
+  decision.confirmations = std::min(unbalanced_streak_, confirm_);
   decision.confirmations_needed = confirm_;
   if (!decision.verdict.rebalance) return decision;
   if (situation.remaining_iterations <= 0) {
@@ -119,6 +141,13 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
 
   const PartitionInput input = confirmed_input(situation);
+  const double evidence_imbalance = imbalance_of(input.computation_time);
+  if (evidence_imbalance <= imbalance_threshold_) {
+    decision.held = fmt::format(
+        "the median times of the last {} intervals are {:.0f} % unbalanced, under the threshold",
+        evidence_.size(), 100.0 * evidence_imbalance);
+    return decision;
+  }
   PartitionResult result = partitioner_->partition(input);
   if (!covers_exactly(result.blocks, situation.global_size) ||
       result.blocks.size() != situation.current.size()) {
@@ -148,7 +177,6 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
   decision.after = std::move(result.blocks);
   decision.changed = true;
-  unbalanced_.clear();
   return decision;
 }
 

@@ -7,10 +7,13 @@
 // Beyond Alg. 5 (issue 11; docs/architecture.md, "Balancing on a noisy
 // machine"), two rules keep noise from moving data:
 // - confirmation: data moves only after `lb_confirm` consecutive unbalanced
-//   intervals, and the speeds are the mean over those intervals, so one
-//   disturbed interval neither triggers a move nor sets the new partition;
-//   after a move the count starts again, so a partition just balanced is not
-//   moved back by the next interval alone (hysteresis);
+//   intervals, and only if the per-process *median* time per iteration over
+//   the last `lb_window` intervals on the current blocks is unbalanced too;
+//   the partitioner gets those medians. One disturbed interval neither
+//   triggers a move nor sets the new partition, and a burst shorter than half
+//   the window is ignored; after a move the evidence starts again, so a
+//   partition just balanced is not moved back by the next interval alone
+//   (hysteresis);
 // - gain against cost: the prediction model (model/rebalance_model.hpp)
 //   prices the move, and it happens only if the predicted gain over the
 //   remaining iterations exceeds `lb_margin` times the predicted cost.
@@ -76,20 +79,28 @@ class LoadBalancer {
   /// old processes, are void.
   void reset_history() {
     detector_.reset();
-    unbalanced_.clear();
+    evidence_.clear();
+    evidence_partition_.clear();
+    unbalanced_streak_ = 0;
     partitioner_->reset();
   }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
 
  private:
-  /// The partitioner's input from the consecutive unbalanced intervals.
+  /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+  /// Adds an interval to the evidence about the current blocks.
+  void remember(const IntervalReport& report, const Situation& situation, bool unbalanced);
 
+  double imbalance_threshold_;
   double dedicated_threshold_;
   int confirm_;
+  int window_;
   double margin_;
   ImbalanceDetector detector_;
-  std::deque<IntervalReport> unbalanced_;  // the last consecutive unbalanced intervals
+  std::deque<IntervalReport> evidence_;  // the last intervals on evidence_partition_
+  Decomposition evidence_partition_;
+  int unbalanced_streak_ = 0;  // consecutive unbalanced intervals among them
   std::unique_ptr<Partitioner> partitioner_;
 };
 

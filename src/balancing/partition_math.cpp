@@ -1,18 +1,19 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 
 #include "balancing/partitioner.hpp"
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 
 std::vector<std::int64_t> proportional_counts(std::int64_t total, const std::vector<double>& shares,
                                               std::int64_t minimum) {
   const std::size_t n = shares.size();
-  if (n == 0) throw std::invalid_argument("proportional_counts: no process");
+  if (n == 0) throw Error(Errc::invalid_argument, "proportional_counts: no process");
   const double sum = std::accumulate(shares.begin(), shares.end(), 0.0);
-  if (!(sum > 0.0) || !std::isfinite(sum)) throw std::invalid_argument("proportional_counts: shares sum to zero");
+  if (!(sum > 0.0) || !std::isfinite(sum))
+    throw Error(Errc::invalid_argument, "proportional_counts: shares sum to zero");
   std::vector<std::int64_t> counts(n, 0);
   std::vector<std::pair<double, std::size_t>> remainders;
   std::int64_t given = 0;
@@ -54,11 +55,11 @@ Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector
   const auto rows = static_cast<std::int64_t>(row_work.size());
   const auto n = static_cast<std::int64_t>(shares.size());
   const double share_sum = std::accumulate(shares.begin(), shares.end(), 0.0);
-  if (n == 0 || !(share_sum > 0.0)) throw std::invalid_argument("cut_by_work: bad shares");
+  if (n == 0 || !(share_sum > 0.0)) throw Error(Errc::invalid_argument, "cut_by_work: bad shares");
   const double total = std::accumulate(row_work.begin(), row_work.end(), 0.0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
   std::int64_t row = 0;
-  double done = 0.0;   // work of rows already assigned
+  double done = 0.0;    // work of rows already assigned
   double target = 0.0;  // cumulative work the processes so far should hold
   for (std::int64_t p = 0; p < n; ++p) {
     target += total * shares[p] / share_sum;

@@ -17,15 +17,15 @@ namespace flexmpi {
 
 /// Everything a partitioner may use, for one balancing decision.
 struct PartitionInput {
-  std::int64_t global_size = 0;          ///< rows of the decomposition
-  Decomposition current;                 ///< blocks now, one per process
-  std::vector<double> speed;             ///< per process: workload units (or FLOP) per second
+  std::int64_t global_size = 0;  ///< rows of the decomposition
+  Decomposition current;         ///< blocks now, one per process
+  std::vector<double> speed;     ///< per process: workload units (or FLOP) per second
   /// Per process, seconds of the last sampling interval: the effective
   /// computation time (ProcessInterval::effective_computation; on a shared PE
   /// its CPU time over its share of the PE, so time x Tcpu/Treal is the CPU
   /// time the computation took).
   std::vector<double> computation_time;
-  std::vector<double> work;              ///< per process: workload units of its current block
+  std::vector<double> work;  ///< per process: workload units of its current block
   /// Per process: iterations the interval's computation_time covers (empty: 1 each).
   /// computation_time / iterations is the time of one iteration of the current block.
   std::vector<double> iterations;

@@ -92,6 +92,10 @@ std::vector<SettingDescriptor> make_settings() {
        "consecutive unbalanced sampling intervals before the balancer moves data (1 = thesis "
        "Alg. 5: the first one)",
        [](Config& c, std::string_view v) { c.lb_confirm = parse_integer(v, 1); }},
+      {"FLEXMPI_LB_WINDOW", "lb-window", "5", "a whole number from 1 to 1000000000",
+       "the balancer uses each process's median time over the last this many sampling "
+       "intervals on the current blocks (1 = thesis Alg. 5: the last interval)",
+       [](Config& c, std::string_view v) { c.lb_window = parse_integer(v, 1); }},
       {"FLEXMPI_LB_MARGIN", "lb-margin", "2", "a number from 0 to 1000000",
        "data moves only if the predicted gain over the remaining iterations exceeds this many "
        "times the predicted cost of moving it (0 = whenever unbalanced)",
@@ -140,7 +144,7 @@ std::vector<SettingDescriptor> make_settings() {
        [](Config& c, std::string_view v) {
          try {
            read_hostfile(std::string(v));
-         } catch (const std::invalid_argument& e) {
+         } catch (const Error& e) {
            throw Rejected{e.what()};
          }
          c.hostfile = std::string(v);
@@ -163,7 +167,7 @@ std::vector<SettingDescriptor> make_settings() {
        [](Config& c, std::string_view v) {
          try {
            parse_speed_list(v);
-         } catch (const std::invalid_argument& e) {
+         } catch (const Error& e) {
            throw Rejected{e.what()};
          }
          c.emulate_speed = std::string(v);

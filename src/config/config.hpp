@@ -18,6 +18,7 @@ struct Config {
   double dedicated_threshold = 0.05;  ///< (Treal-Tcpu)/Treal above which a PE counts as shared
   int k = 3;                          ///< consecutive shared intervals that make a load long-term
   int lb_confirm = 2;      ///< consecutive unbalanced intervals before data moves (1 = thesis)
+  int lb_window = 5;       ///< intervals whose median times the balancer uses (1 = thesis)
   double lb_margin = 2.0;  ///< predicted gain must exceed lb_margin x predicted cost (0 = always)
   std::string lb_model = "count";         ///< count | nnz | weight
   std::string partitioner = "rcp";        ///< name of a partitioner strategy

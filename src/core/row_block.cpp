@@ -1,11 +1,12 @@
 #include "core/row_block.hpp"
 
-#include <stdexcept>
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 
 Decomposition block_decomposition(std::int64_t size, int nprocs) {
-  if (nprocs < 1 || size < 0) throw std::invalid_argument("block_decomposition: bad size or nprocs");
+  if (nprocs < 1 || size < 0)
+    throw Error(Errc::invalid_argument, "block_decomposition: bad size or nprocs");
   Decomposition blocks(static_cast<std::size_t>(nprocs));
   const std::int64_t base = size / nprocs;
   const std::int64_t extra = size % nprocs;

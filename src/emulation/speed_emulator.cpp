@@ -4,9 +4,9 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 
+#include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
 #include "util/statistics.hpp"
 
@@ -38,14 +38,14 @@ SpeedFunction parse_item(std::string_view field, int item) {
   auto speed_of = [&](std::string_view text) {
     double value = 0.0;
     if (!parse_number(text, value)) {
-      throw std::invalid_argument(
-          where + (text == field ? " is not a number"
-                                 : ": speed '" + std::string(text) + "' is not a number"));
+      throw Error(Errc::invalid_argument,
+                  where + (text == field ? " is not a number"
+                                         : ": speed '" + std::string(text) + "' is not a number"));
     }
     if (!valid_speed(value)) {
-      throw std::invalid_argument(where +
-                                  (text == field ? "" : ": speed '" + std::string(text) + "'") +
-                                  " is outside (0, 1]: a core can only be made slower");
+      throw Error(Errc::invalid_argument,
+                  where + (text == field ? "" : ": speed '" + std::string(text) + "'") +
+                      " is outside (0, 1]: a core can only be made slower");
     }
     return value;
   };
@@ -60,19 +60,21 @@ SpeedFunction parse_item(std::string_view field, int item) {
     const std::string_view step = rest.substr(0, next);
     const std::size_t colon = step.find(':');
     if (colon == std::string_view::npos) {
-      throw std::invalid_argument(where + ": '" + std::string(step) +
-                                  "' should be SIZE:SPEED (e.g. 0.9@2000:0.3 = 0.9 for the first "
-                                  "2000 work units, 0.3 beyond)");
+      throw Error(Errc::invalid_argument,
+                  where + ": '" + std::string(step) +
+                      "' should be SIZE:SPEED (e.g. 0.9@2000:0.3 = 0.9 for the first "
+                      "2000 work units, 0.3 beyond)");
     }
     double size = 0.0;
     const std::string_view size_text = step.substr(0, colon);
     if (!parse_number(size_text, size) || size <= 0.0) {
-      throw std::invalid_argument(where + ": size '" + std::string(size_text) +
-                                  "' is not a positive number of work units");
+      throw Error(Errc::invalid_argument, where + ": size '" + std::string(size_text) +
+                                              "' is not a positive number of work units");
     }
     if (!sizes.empty() && size <= sizes.back()) {
-      throw std::invalid_argument(where + ": sizes must increase (" + std::string(size_text) +
-                                  " after " + format_number(sizes.back()) + ")");
+      throw Error(Errc::invalid_argument, where + ": sizes must increase (" +
+                                              std::string(size_text) + " after " +
+                                              format_number(sizes.back()) + ")");
     }
     sizes.push_back(size);
     speeds.push_back(speed_of(step.substr(colon + 1)));
@@ -85,20 +87,20 @@ SpeedFunction parse_item(std::string_view field, int item) {
 }  // namespace
 
 SpeedFunction::SpeedFunction(double speed) : speeds_{speed} {
-  if (!valid_speed(speed)) throw std::invalid_argument("speed must be in (0, 1]");
+  if (!valid_speed(speed)) throw Error(Errc::invalid_argument, "speed must be in (0, 1]");
 }
 
 SpeedFunction::SpeedFunction(std::vector<double> speeds, std::vector<double> sizes)
     : speeds_(std::move(speeds)), sizes_(std::move(sizes)) {
   if (speeds_.size() != sizes_.size() + 1) {
-    throw std::invalid_argument("a speed function needs one speed more than sizes");
+    throw Error(Errc::invalid_argument, "a speed function needs one speed more than sizes");
   }
   for (const double s : speeds_) {
-    if (!valid_speed(s)) throw std::invalid_argument("speed must be in (0, 1]");
+    if (!valid_speed(s)) throw Error(Errc::invalid_argument, "speed must be in (0, 1]");
   }
   for (std::size_t j = 0; j < sizes_.size(); ++j) {
     if (!(std::isfinite(sizes_[j]) && sizes_[j] > 0.0) || (j > 0 && sizes_[j] <= sizes_[j - 1])) {
-      throw std::invalid_argument("sizes must be positive and increasing");
+      throw Error(Errc::invalid_argument, "sizes must be positive and increasing");
     }
   }
 }
@@ -146,7 +148,7 @@ std::vector<SpeedFunction> parse_speed_list(std::string_view text) {
     const std::string_view field = text.substr(
         position, comma == std::string_view::npos ? std::string_view::npos : comma - position);
     if (field.empty())
-      throw std::invalid_argument("item " + std::to_string(item) + " '' is not a number");
+      throw Error(Errc::invalid_argument, "item " + std::to_string(item) + " '' is not a number");
     functions.push_back(parse_item(field, item));
     if (comma == std::string_view::npos) break;
     position = comma + 1;

@@ -38,7 +38,7 @@ class SpeedFunction {
   /// A constant relative speed in (0, 1] (implicit: a number is a constant function).
   SpeedFunction(double speed = 1.0);  // NOLINT(google-explicit-constructor)
   /// speeds.size() == sizes.size() + 1; sizes > 0, strictly increasing;
-  /// speeds in (0, 1]. Throws std::invalid_argument otherwise.
+  /// speeds in (0, 1]. Throws Error(invalid_argument) otherwise.
   SpeedFunction(std::vector<double> speeds, std::vector<double> sizes);
 
   /// The speed of the first segment: the speed of small partitions.
@@ -70,7 +70,7 @@ class SpeedFunction {
  * is a relative speed in (0, 1] ("0.5"), or a speed function of the work
  * units of the partition, SPEED@SIZE:SPEED[@SIZE:SPEED...] with increasing
  * sizes ("0.9@2000:0.3": 0.9 for the first 2000 units, 0.3 beyond).
- * Throws std::invalid_argument saying which item is wrong and why.
+ * Throws Error(invalid_argument) saying which item is wrong and why.
  */
 std::vector<SpeedFunction> parse_speed_list(std::string_view text);
 

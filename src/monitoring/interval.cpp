@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "util/statistics.hpp"
+
 namespace flexmpi {
 
 void ProcessInterval::add(const IterationSample& sample) {
@@ -12,6 +14,10 @@ void ProcessInterval::add(const IterationSample& sample) {
   cpu += sample.cpu;
   mpi += sample.mpi;
   metric += sample.metric;
+}
+
+double typical_computation(const std::vector<double>& iteration_computation) {
+  return median(iteration_computation) * static_cast<double>(iteration_computation.size());
 }
 
 double ProcessInterval::shared_fraction() const {

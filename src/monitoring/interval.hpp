@@ -22,6 +22,10 @@ struct IterationSample {
   [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
 };
 
+/// The typical computation of an interval from its per-iteration computation
+/// times: their median times their number (ProcessInterval::typical_computation).
+double typical_computation(const std::vector<double>& iteration_computation);
+
 /// One process over one sampling interval: sums of its iteration samples
 /// plus its communication totals. Exchanged among all processes.
 struct ProcessInterval {

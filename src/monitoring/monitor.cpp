@@ -4,7 +4,6 @@
 
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
-#include "util/statistics.hpp"
 
 namespace flexmpi {
 
@@ -68,8 +67,7 @@ ProcessInterval Monitor::take_interval() {
   last_interval_operations_ = profile_difference(now, interval_start_operations_);
   interval_start_operations_ = now;
   ProcessInterval finished = current_;
-  finished.typical_computation =
-      median(std::move(iteration_computation_)) * static_cast<double>(finished.iterations);
+  finished.typical_computation = typical_computation(iteration_computation_);
   iteration_computation_.clear();
   for (const OpRecord& row : last_interval_operations_) {
     finished.mpi_calls += static_cast<double>(row.stats.calls);

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <stdexcept>
+
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 namespace {
@@ -42,19 +43,19 @@ std::vector<NodeDescription> parse_hostfile(std::string_view text, std::string_v
     const auto fields = split(line, ':');
     if (fields.size() < 3 || fields.size() > 4 || trim(fields[0]).empty() ||
         trim(fields[1]).empty()) {
-      throw std::invalid_argument(where + "expected hostname:procType:numPE[:cost], got '" +
-                                  std::string(line) + "'");
+      throw Error(Errc::invalid_argument, where + "expected hostname:procType:numPE[:cost], got '" +
+                                              std::string(line) + "'");
     }
     NodeDescription node;
     node.hostname = std::string(trim(fields[0]));
     node.proc_type = std::string(trim(fields[1]));
     const std::string_view pes = trim(fields[2]);
-    const auto [pes_end, pes_error] = std::from_chars(pes.data(), pes.data() + pes.size(),
-                                                      node.processing_elements);
+    const auto [pes_end, pes_error] =
+        std::from_chars(pes.data(), pes.data() + pes.size(), node.processing_elements);
     if (pes_error != std::errc() || pes_end != pes.data() + pes.size() ||
         node.processing_elements < 1) {
-      throw std::invalid_argument(where + "numPE '" + std::string(pes) +
-                                  "' is not a whole number >= 1");
+      throw Error(Errc::invalid_argument,
+                  where + "numPE '" + std::string(pes) + "' is not a whole number >= 1");
     }
     if (fields.size() == 4) {
       const std::string_view cost_text = trim(fields[3]);
@@ -63,23 +64,24 @@ std::vector<NodeDescription> parse_hostfile(std::string_view text, std::string_v
           std::from_chars(cost_text.data(), cost_text.data() + cost_text.size(), cost);
       if (cost_error != std::errc() || cost_end != cost_text.data() + cost_text.size() ||
           !std::isfinite(cost) || cost < 0.0) {
-        throw std::invalid_argument(where + "cost '" + std::string(cost_text) +
-                                    "' is not a number >= 0");
+        throw Error(Errc::invalid_argument,
+                    where + "cost '" + std::string(cost_text) + "' is not a number >= 0");
       }
       node.cost = cost;
     }
     if (!seen.insert(node.hostname).second) {
-      throw std::invalid_argument(where + "host '" + node.hostname + "' is listed twice");
+      throw Error(Errc::invalid_argument, where + "host '" + node.hostname + "' is listed twice");
     }
     nodes.push_back(std::move(node));
   }
-  if (nodes.empty()) throw std::invalid_argument(std::string(source) + ": no node is described");
+  if (nodes.empty())
+    throw Error(Errc::invalid_argument, std::string(source) + ": no node is described");
   return nodes;
 }
 
 std::vector<NodeDescription> read_hostfile(const std::string& path) {
   std::ifstream file(path);
-  if (!file) throw std::invalid_argument("cannot read '" + path + "'");
+  if (!file) throw Error(Errc::invalid_argument, "cannot read '" + path + "'");
   std::ostringstream text;
   text << file.rdbuf();
   return parse_hostfile(text.str(), path);

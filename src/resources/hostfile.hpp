@@ -17,10 +17,10 @@ struct NodeDescription {
 };
 
 /// Parses hostfile text; `source` names it in errors ("cluster.txt:3: ...").
-/// Throws std::invalid_argument on a malformed line or a repeated hostname.
+/// Throws Error(invalid_argument) on a malformed line or a repeated hostname.
 std::vector<NodeDescription> parse_hostfile(std::string_view text, std::string_view source);
 
-/// Reads and parses a hostfile; throws std::invalid_argument if it cannot be read.
+/// Reads and parses a hostfile; throws Error(invalid_argument) if it cannot be read.
 std::vector<NodeDescription> read_hostfile(const std::string& path);
 
 }  // namespace flexmpi

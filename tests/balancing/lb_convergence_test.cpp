@@ -47,13 +47,15 @@ BalancedRun run(int iterations) {
     sink = sink + compute(x, result.count);
     double total = 0.0;
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
-    EXPECT_EQ(XMPI_Eval_lbalance(rank, nprocs, it, iterations, &result.count, &result.displ, nullptr),
-              XMPI_SUCCESS)
+    EXPECT_EQ(
+        XMPI_Eval_lbalance(rank, nprocs, it, iterations, &result.count, &result.displ, nullptr),
+        XMPI_SUCCESS)
         << XMPI_Last_error_message();
     result.counts_seen.push_back(result.count);
     for (int i = 0; i < result.count; ++i) {
       if (x[i] != result.displ + i) {
-        ADD_FAILURE() << "element " << result.displ + i << " holds " << x[i] << " after iteration " << it;
+        ADD_FAILURE() << "element " << result.displ + i << " holds " << x[i] << " after iteration "
+                      << it;
         break;
       }
     }

@@ -97,6 +97,24 @@ TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
   EXPECT_FALSE(after_move.changed);
 }
 
+TEST(LoadBalancer, ABurstShorterThanHalfTheWindowIsIgnored) {
+  LoadBalancer balancer(Config{});  // confirm 2, window 5
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const auto even = dedicated_report({{500, 1.0}, {500, 1.0}});
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  for (int interval = 0; interval < 3; ++interval) balancer.evaluate(even, situation(current), {});
+  EXPECT_FALSE(balancer.evaluate(slow, situation(current), {}).changed);
+  const BalanceDecision second = balancer.evaluate(slow, situation(current), {});
+  EXPECT_FALSE(second.changed);  // 2 of 5: the medians are still balanced
+  EXPECT_EQ(second.confirmations, 2);
+  EXPECT_NE(second.held.find("median times of the last 5 intervals"), std::string::npos)
+      << second.held;
+  // A third slow interval: a long-term change, now the median.
+  const BalanceDecision third = balancer.evaluate(slow, situation(current), {});
+  EXPECT_TRUE(third.changed);
+  EXPECT_EQ(third.after, (Decomposition{{667, 0}, {333, 667}}));
+}
+
 // Gain against cost: the same imbalance moves with many iterations left and
 // stays with few.
 TEST(LoadBalancer, MovesOnlyWhenTheGainExceedsTheCost) {

@@ -8,6 +8,7 @@
 
 #include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "balancing/fpm_geometric/piecewise_linear_speed.hpp"
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 namespace {
@@ -50,7 +51,7 @@ TEST(PiecewiseLinearSpeed, ConstantExtensionsAndErrors) {
   EXPECT_EQ(f.speed(1.0), 2.0);
   EXPECT_EQ(f.speed(1e9), 2.0);
   EXPECT_DOUBLE_EQ(f.size_at_time(100.0), 200.0);
-  EXPECT_THROW(PiecewiseLinearSpeed({{0, 2}, {100, -1}}), std::invalid_argument);
+  EXPECT_THROW(PiecewiseLinearSpeed({{0, 2}, {100, -1}}), Error);
 }
 
 TEST(BisectLines, ConstantSpeedsGiveTheProportionalSizes) {

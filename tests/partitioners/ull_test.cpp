@@ -48,14 +48,14 @@ TEST(UllCounts, DegenerateInputIsAnErrorNamingTheProcess) {
     try {
       ull_counts({500, 500}, {100.0, bad}, 1000);
       ADD_FAILURE() << "accepted time " << bad;
-    } catch (const std::invalid_argument& e) {
+    } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("process 1"), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(ull_counts({500, -1}, {1.0, 1.0}, 1000), std::invalid_argument);
-  EXPECT_THROW(ull_counts({0, 0}, {1.0, 1.0}, 1000), std::invalid_argument);  // no work measured
-  EXPECT_THROW(ull_counts({500}, {1.0, 1.0}, 1000), std::invalid_argument);
-  EXPECT_THROW(ull_counts({}, {}, 1000), std::invalid_argument);
+  EXPECT_THROW(ull_counts({500, -1}, {1.0, 1.0}, 1000), Error);
+  EXPECT_THROW(ull_counts({0, 0}, {1.0, 1.0}, 1000), Error);  // no work measured
+  EXPECT_THROW(ull_counts({500}, {1.0, 1.0}, 1000), Error);
+  EXPECT_THROW(ull_counts({}, {}, 1000), Error);
 }
 
 TEST(UllThreshold, BalancesOnlyAboveTheThreshold) {

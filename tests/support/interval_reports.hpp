@@ -41,6 +41,7 @@ inline LoadBalancer::Situation situation(Decomposition current, long long remain
 /// Alg. 5 as the thesis has it: the first unbalanced interval moves, whatever it costs.
 inline Config thesis_balancing(Config config = {}) {
   config.lb_confirm = 1;
+  config.lb_window = 1;
   config.lb_margin = 0.0;
   return config;
 }

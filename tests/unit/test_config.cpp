@@ -101,6 +101,7 @@ TEST(Config, DefaultsAreTheSpecDefaults) {
   EXPECT_DOUBLE_EQ(c.dedicated_threshold, 0.05);
   EXPECT_EQ(c.k, 3);
   EXPECT_EQ(c.lb_confirm, 2);
+  EXPECT_EQ(c.lb_window, 5);
   EXPECT_DOUBLE_EQ(c.lb_margin, 2.0);
   EXPECT_EQ(c.lb_model, "count");
   EXPECT_EQ(c.partitioner, "rcp");
@@ -123,6 +124,7 @@ TEST(Config, HelpDefaultsMatchTheParsedDefaults) {
             std::to_string(c.sampling_interval));
   EXPECT_EQ(descriptor("FLEXMPI_K").default_text, std::to_string(c.k));
   EXPECT_EQ(descriptor("FLEXMPI_LB_CONFIRM").default_text, std::to_string(c.lb_confirm));
+  EXPECT_EQ(descriptor("FLEXMPI_LB_WINDOW").default_text, std::to_string(c.lb_window));
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_LB_MARGIN").default_text)), c.lb_margin);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_IMBALANCE_THRESHOLD").default_text)),
             c.imbalance_threshold);
@@ -194,6 +196,8 @@ TEST(Config, SamplingIntervalAndKRejectBadNumbers) {
 TEST(Config, BalancingRulesAcceptTheirRanges) {
   EXPECT_EQ(load_one("FLEXMPI_LB_CONFIRM", "1").lb_confirm, 1);
   EXPECT_EQ(load_one("FLEXMPI_LB_CONFIRM", "4").lb_confirm, 4);
+  EXPECT_EQ(load_one("FLEXMPI_LB_WINDOW", "1").lb_window, 1);
+  EXPECT_EQ(load_one("FLEXMPI_LB_WINDOW", "9").lb_window, 9);
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "0").lb_margin, 0.0);
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1.5").lb_margin, 1.5);
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1e6").lb_margin, 1e6);
@@ -202,6 +206,7 @@ TEST(Config, BalancingRulesAcceptTheirRanges) {
 TEST(Config, BalancingRulesRejectBadValuesNamingTheVariable) {
   for (const std::string value : {"0", "-1", "1.5", "abc", "", "2x"}) {
     expect_rejected("FLEXMPI_LB_CONFIRM", value, "a whole number from 1");
+    expect_rejected("FLEXMPI_LB_WINDOW", value, "a whole number from 1");
   }
   for (const std::string value : {"-0.1", "1e7", "nan", "inf", "abc", "", "2x"}) {
     expect_rejected("FLEXMPI_LB_MARGIN", value, "a number from 0 to 1000000");

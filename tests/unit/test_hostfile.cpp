@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "flexmpi/error.hpp"
 #include "resources/hostfile.hpp"
 
 namespace flexmpi {
@@ -22,7 +23,7 @@ void expect_malformed(const std::string& text, const std::string& where,
   try {
     parse_hostfile(text, "cluster.txt");
     ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr(where));
     if (!also_in_message.empty()) {
       EXPECT_THAT(e.what(), HasSubstr(also_in_message));
@@ -112,7 +113,7 @@ TEST(Hostfile, ErrorsInAFileNameThePath) {
   try {
     read_hostfile(path.string());
     ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr(path.string() + ":2:"));
   }
   std::filesystem::remove(path);
@@ -122,7 +123,7 @@ TEST(Hostfile, MissingFileIsAnErrorNamingThePath) {
   try {
     read_hostfile("/nonexistent/dir/hosts.txt");
     ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("/nonexistent/dir/hosts.txt"));
   }
 }

@@ -134,6 +134,36 @@ TEST(ProcessInterval, DedicatedTimeIsTheTypicalComputationWhereKnown) {
   EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 0.8);
 }
 
+// The speed estimate of one interval (issue 11): the median iteration, so
+// that the first iterations on a block just received do not count as a
+// slower processor.
+TEST(TypicalComputation, IgnoresTheSlowFirstIterationsAfterARedistribution) {
+  std::vector<double> iterations(10, 0.010);
+  iterations[0] = iterations[1] = iterations[2] = 0.014;       // first touch, cold cache
+  EXPECT_NEAR(typical_computation(iterations), 0.100, 1e-12);  // the sum says 0.112
+}
+
+TEST(TypicalComputation, FollowsTheMeanOfSymmetricNoise) {
+  std::vector<double> iterations;
+  for (int i = 0; i < 20; ++i) iterations.push_back(i % 2 == 0 ? 0.009 : 0.011);
+  iterations.push_back(0.010);
+  EXPECT_NEAR(typical_computation(iterations), 21 * 0.010, 1e-12);
+}
+
+TEST(TypicalComputation, TwoEqualProcessesStayBalancedDespiteAOneOffStall) {
+  // Homogeneous: rank 1 was preempted once for 8 iterations' worth of time.
+  std::vector<double> rank0(10, 0.010), rank1(10, 0.010);
+  rank1[4] = 0.090;
+  IntervalReport r;
+  r.processes = {process(0.1, 0.1, 0.0), process(0.18, 0.18, 0.0)};
+  EXPECT_GT(r.imbalance(kDedicated), 0.4);  // the sums: 44 % imbalance
+  r.processes[0].typical_computation = typical_computation(rank0);
+  r.processes[1].typical_computation = typical_computation(rank1);
+  EXPECT_NEAR(r.imbalance(kDedicated), 0.0, 1e-12);
+}
+
+TEST(TypicalComputation, NoIterationNoTime) { EXPECT_EQ(typical_computation({}), 0.0); }
+
 TEST(IntervalReport, RedistributionSecondsIsTheSlowestProcesss) {
   IntervalReport r;
   r.processes = {process(1.0, 1.0, 0.0), process(1.0, 1.0, 0.0)};

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "emulation/speed_emulator.hpp"
+#include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
 
 namespace flexmpi {
@@ -23,7 +24,7 @@ void expect_bad_list(std::string_view text, const std::string& item) {
   try {
     parse_speed_list(text);
     ADD_FAILURE() << "accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr(item));
   }
 }
@@ -117,10 +118,10 @@ TEST(SpeedEmulator, DefaultIsInactive) {
 }
 
 TEST(SpeedEmulator, RejectsSpeedsOutsideZeroOne) {
-  EXPECT_THROW(SpeedEmulator(0.0), std::invalid_argument);
-  EXPECT_THROW(SpeedEmulator(-0.5), std::invalid_argument);
-  EXPECT_THROW(SpeedEmulator(1.5), std::invalid_argument);
-  EXPECT_THROW(SpeedEmulator(std::numeric_limits<double>::quiet_NaN()), std::invalid_argument);
+  EXPECT_THROW(SpeedEmulator(0.0), Error);
+  EXPECT_THROW(SpeedEmulator(-0.5), Error);
+  EXPECT_THROW(SpeedEmulator(1.5), Error);
+  EXPECT_THROW(SpeedEmulator(std::numeric_limits<double>::quiet_NaN()), Error);
 }
 
 TEST(SpeedEmulator, FullSpeedDoesNotWait) {

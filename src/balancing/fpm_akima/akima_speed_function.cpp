@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 #include "balancing/fpm_akima/gsl_errors_off.hpp"
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 
@@ -43,7 +43,7 @@ AkimaSpeedFunction::AkimaSpeedFunction(const std::vector<SpeedPoint>& points, do
     : knots_(akima_knots(points, total)), total_(total) {
   const GslErrorsOff errors_off;
   if (knots_.size() < gsl_interp_type_min_size(gsl_interp_akima)) {
-    throw std::invalid_argument("a speed function needs a measured point inside (0, n)");
+    throw Error(Errc::invalid_argument, "a speed function needs a measured point inside (0, n)");
   }
   double lowest = knots_.front().speed;
   for (const SpeedPoint& knot : knots_) {
@@ -56,7 +56,7 @@ AkimaSpeedFunction::AkimaSpeedFunction(const std::vector<SpeedPoint>& points, do
   interp_.reset(gsl_interp_alloc(gsl_interp_akima, xs_.size()));
   if (!interp_ ||
       gsl_interp_init(interp_.get(), xs_.data(), ys_.data(), xs_.size()) != GSL_SUCCESS) {
-    throw std::invalid_argument("GSL could not build the Akima spline");
+    throw Error(Errc::invalid_argument, "GSL could not build the Akima spline");
   }
 }
 

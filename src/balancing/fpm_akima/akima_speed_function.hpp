@@ -27,7 +27,7 @@ std::vector<SpeedPoint> akima_knots(const std::vector<SpeedPoint>& points, doubl
 
 class AkimaSpeedFunction {
  public:
-  /// Throws std::invalid_argument if `points` has no point inside (0, total).
+  /// Throws Error(invalid_argument) if `points` has no point inside (0, total).
   AkimaSpeedFunction(const std::vector<SpeedPoint>& points, double total);
   AkimaSpeedFunction(AkimaSpeedFunction&&) noexcept;
   AkimaSpeedFunction& operator=(AkimaSpeedFunction&&) noexcept;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 namespace {
@@ -45,7 +46,8 @@ PiecewiseLinearSpeed::PiecewiseLinearSpeed(const std::vector<SpeedPoint>& points
     }
   }
   if (knots_.empty())
-    throw std::invalid_argument("a speed function needs a point of positive size and speed");
+    throw Error(Errc::invalid_argument,
+                "a speed function needs a point of positive size and speed");
   std::sort(knots_.begin(), knots_.end(),
             [](const SpeedPoint& a, const SpeedPoint& b) { return a.size < b.size; });
   knots_.erase(

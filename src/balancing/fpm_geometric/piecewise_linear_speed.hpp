@@ -25,7 +25,7 @@ namespace flexmpi {
  */
 class PiecewiseLinearSpeed {
  public:
-  /// Throws std::invalid_argument without a point of positive size and speed.
+  /// Throws Error(invalid_argument) without a point of positive size and speed.
   explicit PiecewiseLinearSpeed(const std::vector<SpeedPoint>& points);
 
   /// The knots after the shape adjustment.

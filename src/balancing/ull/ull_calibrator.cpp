@@ -153,7 +153,7 @@ bool UllCalibrator::end(int iteration, std::span<int> counts, std::span<int> dis
   std::vector<std::int64_t> balanced;
   try {
     balanced = ull_counts(unit_counts, times_us, size_problem);
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     // A zero time (an empty section) gives no relative power: keep the counts.
     if (rank == 0) runtime_.log().warn("ULL_MPI_calibrate: {}: counts kept", e.what());
     return false;

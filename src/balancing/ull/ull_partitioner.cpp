@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 #include <string>
+
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 
@@ -18,21 +19,21 @@ std::vector<std::int64_t> ull_counts(const std::vector<std::int64_t>& counts,
                                      const std::vector<double>& times, std::int64_t size_problem) {
   const std::size_t p = counts.size();
   if (p == 0 || times.size() != p)
-    throw std::invalid_argument("one count and one time per process are needed");
-  if (size_problem < 0) throw std::invalid_argument("size_problem is negative");
+    throw Error(Errc::invalid_argument, "one count and one time per process are needed");
+  if (size_problem < 0) throw Error(Errc::invalid_argument, "size_problem is negative");
   std::vector<double> power(p);
   for (std::size_t i = 0; i < p; ++i) {
     if (counts[i] < 0)
-      throw std::invalid_argument("count of process " + std::to_string(i) + " is negative");
+      throw Error(Errc::invalid_argument, "count of process " + std::to_string(i) + " is negative");
     if (!(times[i] > 0.0) || !std::isfinite(times[i])) {
-      throw std::invalid_argument("time of process " + std::to_string(i) +
-                                  " is not a positive number");
+      throw Error(Errc::invalid_argument,
+                  "time of process " + std::to_string(i) + " is not a positive number");
     }
     power[i] = static_cast<double>(counts[i]) / times[i];  // RP[i] = counts[i] / T[i]
   }
   const double total_power = std::accumulate(power.begin(), power.end(), 0.0);  // SRP
   if (!(total_power > 0.0) || !std::isfinite(total_power))
-    throw std::invalid_argument("no process did any work");
+    throw Error(Errc::invalid_argument, "no process did any work");
   std::vector<std::int64_t> result(p);
   std::int64_t given = 0;
   for (std::size_t i = 0; i + 1 < p; ++i) {
@@ -93,7 +94,7 @@ PartitionResult UllPartitioner::partition(const PartitionInput& input) {
     std::vector<double> power(p);
     for (std::size_t i = 0; i < p; ++i) power[i] = work[i] / times[i];
     return {cut_by_work(input.row_work, power), ""};
-  } catch (const std::invalid_argument& e) {
+  } catch (const Error& e) {
     return keep(e.what());
   }
 }

@@ -23,7 +23,7 @@ bool ull_should_balance(const std::vector<double>& times, double threshold);
  * paper's example: 500/500/500 in 400/200/100 us -> 214/428/858. A process
  * left with no rows is given one (from the largest count) when
  * size_problem >= p, so that it can still be timed. Throws
- * std::invalid_argument naming the process on degenerate input: sizes that
+ * Error(invalid_argument) naming the process on degenerate input: sizes that
  * differ, a time that is not a positive number, a negative count, no work.
  */
 std::vector<std::int64_t> ull_counts(const std::vector<std::int64_t>& counts,
