@@ -181,7 +181,7 @@ void UnitTimeEstimate::add(double seconds, double units) {
   window_.push_back(std::max(0.0, seconds) / units);
 }
 
-double UnitTimeEstimate::unit_seconds() const { return median(window_); }
+double UnitTimeEstimate::unit_seconds() const { return lower_median(window_); }
 
 SpeedEmulator::SpeedEmulator(double speed) : function_(speed) {}
 

@@ -85,7 +85,7 @@ double emulation_delay(double computation_seconds, double unit_seconds, double e
 /// process keeps most of the core.
 void busy_wait(double seconds);
 
-/// The typical full-speed time per work unit of a process: the median of its
+/// The typical full-speed time per work unit of a process: the (lower) median of its
 /// last iterations on the same work (a change of more than 1 % starts
 /// afresh, since the time per unit may depend on the partition size). The
 /// median ignores the odd slow iteration (first touch of a new block, a

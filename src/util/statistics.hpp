@@ -17,4 +17,14 @@ inline double median(std::vector<double> values) {
   return 0.5 * (*middle + *std::max_element(values.begin(), middle));
 }
 
+/// The lower median: the middle element, the lower of the middle pair for an
+/// even count (0 for none). For times that disturbances can only lengthen,
+/// the better estimate of the undisturbed time of the two.
+inline double lower_median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 }  // namespace flexmpi

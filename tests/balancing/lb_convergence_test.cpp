@@ -66,14 +66,18 @@ BalancedRun run(int iterations) {
 
 TEST(LoadBalancing, ConvergesToTheEmulatedSpeeds) {
   // FLEXMPI_EMULATE_SPEED=1.0,0.5 (set by CTest): rank 1 is a half-speed core.
-  const BalancedRun result = run(60);
+  // 8 sampling intervals of 25 iterations (~40 ms each).
+  const BalancedRun result = run(200);
   int counts[2] = {0, 0};
   int mine = result.count;
   MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, XMPI_COMM_WORLD);
   EXPECT_EQ(counts[0] + counts[1], kRows);
   const double ratio = static_cast<double>(counts[0]) / counts[1];
-  EXPECT_GT(ratio, 1.8) << counts[0] << " : " << counts[1];
-  EXPECT_LT(ratio, 2.2) << counts[0] << " : " << counts[1];
+  // 2:1 within 20 %: on the shared 2-vCPU test VMs either core's speed
+  // drifts by 10-25 % over a few hundred milliseconds (docs/benchmarks.md),
+  // and the balancer follows what it measures. An unbalanced run ends at 1:1.
+  EXPECT_GT(ratio, 1.6) << counts[0] << " : " << counts[1];
+  EXPECT_LT(ratio, 2.4) << counts[0] << " : " << counts[1];
 }
 
 }  // namespace

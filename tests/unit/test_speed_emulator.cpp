@@ -74,7 +74,7 @@ TEST(UnitTimeEstimate, IsTheMedianPerUnitTimeOfTheRecentIterations) {
   estimate.add(0.11, 100.0);
   EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.1e-3);  // the outlier does not move the median
   estimate.add(0.12, 100.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.5 * (1.1e-3 + 1.2e-3));  // even count: middle pair
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.1e-3);  // even count: the lower of the middle pair
 }
 
 TEST(UnitTimeEstimate, StartsAfreshWhenTheWorkChanges) {
@@ -83,7 +83,7 @@ TEST(UnitTimeEstimate, StartsAfreshWhenTheWorkChanges) {
   estimate.add(0.1 * 2.0, 150.0);  // 1.33 ms per unit on the new block
   EXPECT_NEAR(estimate.unit_seconds(), 0.2 / 150.0, 1e-15);
   estimate.add(0.2, 150.5);  // within 1 %: the same block
-  EXPECT_NEAR(estimate.unit_seconds(), 0.5 * (0.2 / 150.0 + 0.2 / 150.5), 1e-15);
+  EXPECT_NEAR(estimate.unit_seconds(), 0.2 / 150.5, 1e-15);
 }
 
 TEST(UnitTimeEstimate, KeepsOnlyTheLastWindowOfIterations) {
