@@ -83,7 +83,13 @@ int XMPI_Monitor_si_init(void);
 
 /**
  * Declare the work of this process's partition, in the units of the
- * workload model (rows, nonzeros or weight). Used by the work metric.
+ * workload model (rows, nonzeros or weight), for the work metric (speed =
+ * work per second of computation). Rarely needed: XMPI_Get_wsize sets it to
+ * the process's rows, registration to its nonzeros (FLEXMPI_LB_MODEL=nnz),
+ * XMPI_Eval_lbalance to its weight (FLEXMPI_LB_MODEL=weight), and each
+ * rebalance to the new block's. Call it when
+ * the work per iteration changes in a way flexmpi cannot see (e.g. an
+ * adaptive kernel); the value holds until the next call or rebalance.
  */
 int XMPI_Set_work(double work_units);
 
@@ -107,6 +113,15 @@ int XMPI_Get_monitor_totals(long long* iterations, double* wall, double* cpu, do
  * of them: another process's block may change while the caller's does not.
  */
 int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ);
+
+/**
+ * Every block at once: counts[p] rows starting at displs[p] for each of the
+ * nprocs ranks (arrays of nprocs ints), what XMPI_Get_wsize gives rank by
+ * rank. Local, no communication. The call for a halo exchange or an
+ * MPI_Allgatherv after XMPI_Eval_lbalance, when any block may have changed.
+ * NULL arrays or nprocs < 1 or dsize < 0 are XMPI_ERR_ARG.
+ */
+int XMPI_Get_decomposition(int nprocs, int dsize, int* counts, int* displs);
 
 /** Status of the calling process: XMPI_RUNNING, XMPI_NEWLY_SPAWNED or XMPI_REMOVED. */
 int XMPI_Get_process_status(void);
@@ -143,13 +158,29 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
 /* ---- dynamic load balancing (thesis 5.2, Fig. 5.4, Alg. 5) ---------------- */
 
 /**
- * Ends the iteration opened by XMPI_Monitor_si_init and, at the end of a
- * sampling interval, runs the load-balancing algorithm: if the computation
- * times differ by more than FLEXMPI_IMBALANCE_THRESHOLD (and an outside load,
- * if any, is long-term), every process gets a block proportional to its
- * measured speed, the registered data are redistributed and count/displ are
- * updated. Collective. weight: per-row workload (size entries, the same on
- * every process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ * The load-balancing point of the loop: call it on every process once per
+ * iteration, after the iteration's work and communication,
+ *   - after XMPI_Monitor_iter_end (an iteration opened by
+ *     XMPI_Monitor_iter_begin still open is XMPI_ERR_STATE), or
+ *   - in place of the end of an iteration opened by XMPI_Monitor_si_init,
+ *     which it ends.
+ * `it` is the index of the iteration just completed (0-based) and `maxit` the
+ * number of iterations of the loop (0 <= it < maxit, else XMPI_ERR_ARG): the
+ * balancer weighs what a move gains over the maxit - it - 1 iterations left
+ * and moves nothing in the last. Only at the end of a sampling interval
+ * (every FLEXMPI_SAMPLING_INTERVAL iterations) does it do anything: thesis
+ * Alg. 5 (the computation times differ by more than
+ * FLEXMPI_IMBALANCE_THRESHOLD, an outside load, if any, is long-term), made
+ * to hold on noisy machines (docs/architecture.md): data move only after
+ * FLEXMPI_LB_CONFIRM unbalanced intervals, on the median times of the last
+ * FLEXMPI_LB_WINDOW intervals, and only if the predicted gain exceeds
+ * FLEXMPI_LB_MARGIN times the predicted cost. Then every process gets a
+ * block in proportion to its measured speed, every registered structure is
+ * redistributed, and *count / *displ become the new block: the registered
+ * pointers, count and displ may all change under the caller, so read them
+ * again after the call, and the other processes' blocks with
+ * XMPI_Get_decomposition. Collective. weight: per-row workload (size entries,
+ * the same on every process) for FLEXMPI_LB_MODEL=weight, else NULL.
  */
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);
@@ -171,7 +202,10 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int*
 
 /**
  * Spawns nprocs processes of `command` (NULL: this program) with arguments
- * argv (NULL-terminated, without the program name; NULL for none). info may
+ * argv (NULL-terminated, without the program name). command and argv both
+ * NULL: this program with the arguments it was started with, the usual case,
+ * since the new processes must run the same collectives as the others
+ * (to start this program without arguments, name it in command). info may
  * be MPI_INFO_NULL (or NULL); its keys go to MPI_Comm_spawn. node_class: NULL,
  * or one node class (procType of FLEXMPI_HOSTFILE) per process: the
  * scheduler (FLEXMPI_SCHEDULER) picks a node of that class with a free

@@ -54,14 +54,12 @@ void check(int code, const char* call) {
   }
 }
 
-// Row counts and displacements of every process, for MPI_Allgatherv of p.
-// Every process's block, for MPI_Allgatherv of p: XMPI_Get_wsize knows them
-// all without communication. Refreshed after every XMPI_Eval_lbalance,
-// because another process's block can change while this one's stays the same.
+// Every process's block, for MPI_Allgatherv of p: flexmpi knows them all
+// without communication. Refreshed after every XMPI_Eval_lbalance, because
+// another process's block can change while this one's stays the same.
 void current_partition(int n, std::vector<int>& counts, std::vector<int>& displs) {
-  const int nprocs = static_cast<int>(counts.size());
-  for (int q = 0; q < nprocs; ++q)
-    check(XMPI_Get_wsize(q, nprocs, n, &counts[q], &displs[q]), "XMPI_Get_wsize");
+  check(XMPI_Get_decomposition(static_cast<int>(counts.size()), n, counts.data(), displs.data()),
+        "XMPI_Get_decomposition");
 }
 
 }  // namespace

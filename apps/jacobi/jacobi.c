@@ -2,7 +2,7 @@
  * flexmpi-jacobi - the dense Jacobi solver of the FLEX-MPI benchmark suite
  * (thesis 6.1.1.1, Algorithm 9), written against the flexmpi C API.
  *
- * A is distributed by row blocks (XMPI_Get_wsize), x is replicated and
+ * A is distributed by row blocks (XMPI_Get_decomposition), x is replicated and
  * refreshed every iteration with MPI_Allgatherv on XMPI_COMM_WORLD, and each
  * iteration is one monitored region (XMPI_Monitor_iter_begin/end, thesis 4.2).
  *
@@ -211,15 +211,18 @@ static void check_xmpi(int code, const char* call) {
 }
 #endif
 
-/* count rows starting at displ owned by `rank`: flexmpi's partition (the
- * block partition until the balancer moves data), or the same block rule. */
-static void partition(int rank, int nprocs, long n, int* count, int* displ) {
+/* Every process's block (counts[p] rows from displs[p]): flexmpi's
+ * decomposition (the block partition until the balancer moves data), or the
+ * same block rule without flexmpi. */
+static void decomposition(int nprocs, long n, int* counts, int* displs) {
 #ifdef JACOBI_WITHOUT_FLEXMPI
   const long base = n / nprocs, extra = n % nprocs;
-  *count = (int)(base + (rank < extra ? 1 : 0));
-  *displ = (int)(rank * base + (rank < extra ? rank : extra));
+  for (int p = 0; p < nprocs; ++p) {
+    counts[p] = (int)(base + (p < extra ? 1 : 0));
+    displs[p] = (int)(p * base + (p < extra ? p : extra));
+  }
 #else
-  check_xmpi(XMPI_Get_wsize(rank, nprocs, (int)n, count, displ), "XMPI_Get_wsize");
+  check_xmpi(XMPI_Get_decomposition(nprocs, (int)n, counts, displs), "XMPI_Get_decomposition");
 #endif
 }
 
@@ -234,7 +237,6 @@ static void iteration_end(void) {
   check_xmpi(XMPI_Monitor_iter_end(NULL), "XMPI_Monitor_iter_end");
 #endif
 }
-
 
 /* ---- the program ---------------------------------------------------------- */
 
@@ -289,7 +291,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, PROGRAM ": rank %d: out of memory\n", rank);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  for (int p = 0; p < nprocs; ++p) partition(p, nprocs, n, &counts[p], &displs[p]);
+  decomposition(nprocs, n, counts, displs);
   int count = counts[rank], first = displs[rank];
 
   /* +1: a process with no rows still gets valid (unused) buffers. */
@@ -312,11 +314,14 @@ int main(int argc, char** argv) {
   /* The structures that follow the partition (thesis Fig. 5.14): A, b and the
    * diagonal by row blocks, x replicated. flexmpi reallocates them when the
    * balancer moves rows. */
-  check_xmpi(XMPI_Register_dense(&a, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_dense(A)");
-  check_xmpi(XMPI_Register_vector(&b, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(b)");
+  check_xmpi(XMPI_Register_dense(&a, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED),
+             "XMPI_Register_dense(A)");
+  check_xmpi(XMPI_Register_vector(&b, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED),
+             "XMPI_Register_vector(b)");
   check_xmpi(XMPI_Register_vector(&diagonal, (int)n, MPI_DOUBLE, XMPI_DISTRIBUTED),
              "XMPI_Register_vector(diagonal)");
-  check_xmpi(XMPI_Register_vector(&x, (int)n, MPI_DOUBLE, XMPI_REPLICATED), "XMPI_Register_vector(x)");
+  check_xmpi(XMPI_Register_vector(&x, (int)n, MPI_DOUBLE, XMPI_REPLICATED),
+             "XMPI_Register_vector(x)");
 #endif
 
   double mine[kFields] = {(double)count, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -343,12 +348,13 @@ int main(int argc, char** argv) {
     /* End of a sampling interval: flexmpi may give this process another block
      * (thesis Alg. 5) and has then already moved A, b, the diagonal and x. */
     const int old_count = count;
-    check_xmpi(XMPI_Eval_lbalance(rank, nprocs, (int)k, (int)options.iterations, &count, &first, NULL),
-               "XMPI_Eval_lbalance");
-    /* Every process's block, for MPI_Allgatherv of x: XMPI_Get_wsize knows
-     * them all without communication. Refreshed every time, because another
-     * process's block can change while this one's stays the same. */
-    for (int p = 0; p < nprocs; ++p) partition(p, nprocs, n, &counts[p], &displs[p]);
+    check_xmpi(
+        XMPI_Eval_lbalance(rank, nprocs, (int)k, (int)options.iterations, &count, &first, NULL),
+        "XMPI_Eval_lbalance");
+    /* Every process's block, for MPI_Allgatherv of x: flexmpi knows them all
+     * without communication. Refreshed every time, because another process's
+     * block can change while this one's stays the same. */
+    decomposition(nprocs, n, counts, displs);
     if (count != old_count) {
       free(x_local);
       x_local = malloc(((size_t)count + 1) * sizeof *x_local);

@@ -14,7 +14,18 @@
 
 #include "flexmpi/error.hpp"
 
+// The application's communicator, rebuilt by flexmpi after every spawn or
+// removal (the same declaration as in flexmpi.h, so either header, or both,
+// may be included).
+extern "C" {
+extern MPI_Comm XMPI_COMM_WORLD;
+}
+
 namespace flexmpi {
+
+/// XMPI_COMM_WORLD: use it wherever the program used MPI_COMM_WORLD, and read
+/// it again after a reconfiguration.
+inline MPI_Comm world() { return XMPI_COMM_WORLD; }
 
 /// count rows starting at global row displ.
 struct Partition {
@@ -29,6 +40,10 @@ Partition block_partition(int rank, int nprocs, int dsize);
 /// The partition `rank` owns now (the block partition until the balancer
 /// moves data). For the calling process it also sets its work to count rows.
 Partition get_wsize(int rank, int nprocs, int dsize);
+
+/// Every rank's partition (get_wsize for ranks 0 .. nprocs-1, including its
+/// setting of the caller's work), without communication.
+std::vector<Partition> get_decomposition(int nprocs, int dsize);
 
 /// Declares the work units of this process's partition (work metric).
 void set_work(double work_units);
@@ -54,8 +69,8 @@ void redistribute_data(Partition old_block, Partition new_block);
 
 /// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
 /// this process's block, unchanged unless the data were redistributed.
-Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
-                        Partition current, std::span<const double> weight = {});
+Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                        std::span<const double> weight = {});
 
 /// What monitoring measured on the calling process since start-up.
 struct MonitorTotals {
@@ -79,7 +94,9 @@ struct SpawnOptions {
   bool batch = false;             ///< one MPI_Comm_spawn for all processes (thesis Alg. 2)
 };
 
-/// XMPI_Spawn (see flexmpi.h). command empty: this program.
+/// XMPI_Spawn (see flexmpi.h). command empty: this program; command and argv
+/// both empty: this program with its own arguments (the usual case: the new
+/// processes must run the same collectives as the others).
 void spawn_processes(const std::string& command, std::span<const std::string> argv, int nprocs,
                      std::span<const std::string> node_classes = {},
                      const SpawnOptions& options = {});
@@ -95,8 +112,8 @@ Partition send_data(int iteration);
 
 /// How reconfigure() starts new processes.
 struct ReconfigureOptions {
-  std::string command;            ///< empty: this program, with this program's arguments
-  std::vector<std::string> argv;  ///< arguments of `command`
+  std::string command;            ///< empty: this program
+  std::vector<std::string> argv;  ///< arguments; with command also empty: this program's own
   SpawnOptions spawn;
 };
 

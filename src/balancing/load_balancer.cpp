@@ -126,17 +126,23 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.after = situation.current;
   decision.verdict = detector_.evaluate(computation, wall, cpu);
   remember(report, situation, decision.verdict.unbalanced);
-  decision.confirmations = std::min(unbalanced_streak_, confirm_);
-  decision.confirmations_needed = confirm_;
+  // The first move of a process set needs lb_confirm intervals; moving a
+  // partition that was already balanced on measurements needs the majority
+  // of a full window, so that a speed change shorter than that (the host
+  // moving a slow phase from one vCPU to the other) does not move it back and forth.
+  const int needed = moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_;
+  decision.confirmations = std::min(unbalanced_streak_, needed);
+  decision.confirmations_needed = needed;
   if (!decision.verdict.rebalance) return decision;
   if (situation.remaining_iterations <= 0) {
     decision.held = "no iteration left to use a new partition";
     return decision;
   }
-  if (decision.confirmations < confirm_) {
-    decision.held = "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
-                    std::to_string(confirm_) +
-                    " consecutive intervals a move needs (FLEXMPI_LB_CONFIRM)";
+  if (decision.confirmations < needed) {
+    decision.held =
+        "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
+        std::to_string(needed) + " consecutive intervals a move needs" +
+        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)");
     return decision;
   }
 
@@ -177,6 +183,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
   decision.after = std::move(result.blocks);
   decision.changed = true;
+  moved_ = true;
   return decision;
 }
 

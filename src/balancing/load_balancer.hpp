@@ -11,9 +11,10 @@
 //   the last `lb_window` intervals on the current blocks is unbalanced too;
 //   the partitioner gets those medians. One disturbed interval neither
 //   triggers a move nor sets the new partition, and a burst shorter than half
-//   the window is ignored; after a move the evidence starts again, so a
-//   partition just balanced is not moved back by the next interval alone
-//   (hysteresis);
+//   the window is ignored; after a move the evidence starts again, and moving
+//   a partition that was balanced on measurements needs the majority of a
+//   full window (lb_window / 2 + 1 consecutive unbalanced intervals), so it
+//   is not moved back by a short change (hysteresis);
 // - gain against cost: the prediction model (model/rebalance_model.hpp)
 //   prices the move, and it happens only if the predicted gain over the
 //   remaining iterations exceeds `lb_margin` times the predicted cost.
@@ -82,6 +83,7 @@ class LoadBalancer {
     evidence_.clear();
     evidence_partition_.clear();
     unbalanced_streak_ = 0;
+    moved_ = false;
     partitioner_->reset();
   }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
@@ -101,6 +103,7 @@ class LoadBalancer {
   std::deque<IntervalReport> evidence_;  // the last intervals on evidence_partition_
   Decomposition evidence_partition_;
   int unbalanced_streak_ = 0;  // consecutive unbalanced intervals among them
+  bool moved_ = false;         // data moved since the process set began
   std::unique_ptr<Partitioner> partitioner_;
 };
 

@@ -2,14 +2,13 @@
 // pointers, array lengths) and forwards to the C++ API. One helper turns any
 // C++ failure into an XMPI_ERR_* code and keeps its message; no exception
 // crosses extern "C".
-#include "flexmpi.h"
-
 #include <new>
 #include <string>
 #include <vector>
 
 #include "capi/guarded.hpp"
 #include "core/runtime.hpp"
+#include "flexmpi.h"
 #include "flexmpi/flexmpi.hpp"
 
 namespace {
@@ -38,16 +37,26 @@ extern "C" {
 
 const char* XMPI_Error_string(int code) {
   switch (code) {
-    case XMPI_SUCCESS: return "success";
-    case XMPI_ERR_ARG: return "invalid argument";
-    case XMPI_ERR_STATE: return "call out of order (flexmpi not initialised or iteration state wrong)";
-    case XMPI_ERR_UNSUPPORTED: return "not supported by this MPI library or machine";
-    case XMPI_ERR_EVENT: return "requested event is not available";
-    case XMPI_ERR_MPI: return "an MPI call failed";
-    case XMPI_ERR_NOMEM: return "out of memory";
-    case XMPI_ERR_CONFIG: return "invalid FLEXMPI_* setting";
-    case XMPI_ERR_INTERNAL: return "internal error in flexmpi";
-    default: return "unknown flexmpi error code";
+    case XMPI_SUCCESS:
+      return "success";
+    case XMPI_ERR_ARG:
+      return "invalid argument";
+    case XMPI_ERR_STATE:
+      return "call out of order (flexmpi not initialised or iteration state wrong)";
+    case XMPI_ERR_UNSUPPORTED:
+      return "not supported by this MPI library or machine";
+    case XMPI_ERR_EVENT:
+      return "requested event is not available";
+    case XMPI_ERR_MPI:
+      return "an MPI call failed";
+    case XMPI_ERR_NOMEM:
+      return "out of memory";
+    case XMPI_ERR_CONFIG:
+      return "invalid FLEXMPI_* setting";
+    case XMPI_ERR_INTERNAL:
+      return "internal error in flexmpi";
+    default:
+      return "unknown flexmpi error code";
   }
 }
 
@@ -56,7 +65,8 @@ const char* XMPI_Last_error_message(void) { return flexmpi::capi::last_error().c
 int XMPI_Monitor_iter_begin(char* events[]) {
   return guarded([&] {
     std::vector<std::string> names;
-    for (char** event = events; event != nullptr && *event != nullptr; ++event) names.emplace_back(*event);
+    for (char** event = events; event != nullptr && *event != nullptr; ++event)
+      names.emplace_back(*event);
     flexmpi::monitor_begin(names);
     return XMPI_SUCCESS;
   });
@@ -108,6 +118,19 @@ int XMPI_Get_wsize(int rank, int nprocs, int dsize, int* count, int* displ) {
   });
 }
 
+int XMPI_Get_decomposition(int nprocs, int dsize, int* counts, int* displs) {
+  return guarded([&] {
+    require_pointer(counts, "counts");
+    require_pointer(displs, "displs");
+    const std::vector<flexmpi::Partition> blocks = flexmpi::get_decomposition(nprocs, dsize);
+    for (std::size_t p = 0; p < blocks.size(); ++p) {
+      counts[p] = blocks[p].count;
+      displs[p] = blocks[p].displ;
+    }
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme) {
   return guarded([&] {
     require_pointer(ptr_address, "ptr_address");
@@ -130,8 +153,8 @@ int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, in
     require_pointer(ia_address, "ia_address");
     require_pointer(ja_address, "ja_address");
     require_pointer(a_address, "a_address");
-    flexmpi::register_sparse(ia_address, ja_address, static_cast<void**>(a_address), size, nnz, type,
-                             to_scheme(scheme));
+    flexmpi::register_sparse(ia_address, ja_address, static_cast<void**>(a_address), size, nnz,
+                             type, to_scheme(scheme));
     return XMPI_SUCCESS;
   });
 }

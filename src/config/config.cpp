@@ -163,7 +163,8 @@ std::vector<SettingDescriptor> make_settings() {
        "comma-separated relative speeds in (0, 1], one per rank, each a number or a function "
        "SPEED@SIZE:SPEED[@SIZE:SPEED...] of the work units (0.9@2000:0.3 = 0.9 up to 2000, 0.3 "
        "beyond)",
-       "make ranks behave like slower dedicated cores",
+       "make ranks behave like slower dedicated cores; entries past the initial processes "
+       "apply to spawned ranks by rank number, ranks past the list run at full speed",
        [](Config& c, std::string_view v) {
          try {
            parse_speed_list(v);

@@ -1,4 +1,5 @@
 // The C++ API (include/flexmpi/flexmpi.hpp) over the runtime.
+#include <algorithm>
 #include <string>
 
 #include "core/runtime.hpp"
@@ -12,7 +13,8 @@ Partition block_partition(int rank, int nprocs, int dsize) {
     throw Error(Errc::invalid_argument, "nprocs=" + std::to_string(nprocs) + ": expected >= 1");
   }
   if (rank < 0 || rank >= nprocs) {
-    throw Error(Errc::invalid_argument, "rank=" + std::to_string(rank) + ": expected 0 <= rank < nprocs (" +
+    throw Error(Errc::invalid_argument, "rank=" + std::to_string(rank) +
+                                            ": expected 0 <= rank < nprocs (" +
                                             std::to_string(nprocs) + ")");
   }
   if (dsize < 0) {
@@ -44,7 +46,8 @@ void require_own(const Runtime& runtime, int rank, int nprocs) {
 }
 
 void require_size(std::int64_t size) {
-  if (size < 0) throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
+  if (size < 0)
+    throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
 }
 
 }  // namespace
@@ -57,9 +60,44 @@ Partition get_wsize(int rank, int nprocs, int dsize) {
   return partition;
 }
 
+std::vector<Partition> get_decomposition(int nprocs, int dsize) {
+  Runtime& runtime = Runtime::get();
+  std::vector<Partition> blocks;
+  blocks.reserve(nprocs > 0 ? static_cast<std::size_t>(nprocs) : 0);
+  for (int rank = 0; rank < std::max(nprocs, 1); ++rank) {
+    block_partition(rank, nprocs, dsize);  // validates the arguments
+    blocks.push_back(to_partition(runtime.block_of(rank, nprocs, dsize)));
+  }
+  if (nprocs == runtime.size())
+    runtime.set_work(blocks[static_cast<std::size_t>(runtime.rank())].count);
+  return blocks;
+}
+
+namespace {
+
+// A process that holds rows of a structure needs a buffer for them: all of
+// them when replicated, else its block (all, as far as it knows, before it
+// has one). Accepting NULL would turn the first redistribution into a crash.
+void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Scheme scheme,
+                    const char* call) {
+  if (data == nullptr || *data != nullptr) return;  // a null address is the registry's error
+  const auto& blocks = runtime.decomposition();
+  const std::int64_t held = scheme == Scheme::replicated || blocks.empty()
+                                ? size
+                                : blocks[static_cast<std::size_t>(runtime.rank())].count;
+  if (held > 0) {
+    throw Error(Errc::invalid_argument,
+                std::string(call) + ": the buffer is NULL but this process holds " +
+                    std::to_string(held) + " rows: expected a malloc'ed buffer");
+  }
+}
+
+}  // namespace
+
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   require_size(size);
   Runtime& runtime = Runtime::get();
+  require_buffer(runtime, data, size, scheme, "register_vector");
   runtime.data().register_vector(data, size, type, scheme);
   runtime.update_work();  // the nnz model counts the registered nonzeros
 }
@@ -67,6 +105,7 @@ void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme s
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   require_size(size);
   Runtime& runtime = Runtime::get();
+  require_buffer(runtime, data, size, scheme, "register_dense");
   runtime.data().register_dense(data, size, type, scheme);
   runtime.update_work();  // the nnz model counts the registered nonzeros
 }
@@ -80,13 +119,20 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
 }
 
 void redistribute_data(Partition old_block, Partition new_block) {
-  Runtime::get().redistribute({old_block.count, old_block.displ}, {new_block.count, new_block.displ});
+  Runtime::get().redistribute({old_block.count, old_block.displ},
+                              {new_block.count, new_block.displ});
 }
 
-Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
-                        Partition current, std::span<const double> weight) {
+Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                        std::span<const double> weight) {
   Runtime& runtime = Runtime::get();
   require_own(runtime, rank, nprocs);
+  if (iteration < 0 || max_iterations <= iteration) {
+    throw Error(Errc::invalid_argument,
+                "it=" + std::to_string(iteration) + ", maxit=" + std::to_string(max_iterations) +
+                    ": expected 0 <= it < maxit (it: the iteration just completed, maxit: the "
+                    "iterations of the loop)");
+  }
   if (!runtime.decomposition().empty()) {
     const RowBlock& mine = runtime.decomposition()[static_cast<std::size_t>(rank)];
     if (current.count != mine.count || current.displ != mine.displ) {
@@ -101,7 +147,8 @@ Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
 
 void set_work(double work_units) {
   if (!(work_units >= 0.0)) {
-    throw Error(Errc::invalid_argument, "work_units=" + std::to_string(work_units) + ": expected >= 0");
+    throw Error(Errc::invalid_argument,
+                "work_units=" + std::to_string(work_units) + ": expected >= 0");
   }
   Runtime::get().set_work(work_units);
 }
@@ -118,7 +165,7 @@ std::vector<long long> monitor_end() {
 void monitor_si_init() {
   Runtime& runtime = Runtime::get();
   if (runtime.monitor().iteration_open()) runtime.end_iteration({});
-  runtime.begin_iteration({});
+  runtime.begin_iteration({}, /*closed_by_eval_lbalance=*/true);
 }
 
 MonitorTotals monitor_totals() {
@@ -135,7 +182,8 @@ IterationScope::~IterationScope() {
   try {
     monitor_end();
   } catch (const std::exception& e) {
-    if (Runtime* runtime = Runtime::instance()) runtime->log().error("ending an iteration: {}", e.what());
+    if (Runtime* runtime = Runtime::instance())
+      runtime->log().error("ending an iteration: {}", e.what());
   }
 }
 

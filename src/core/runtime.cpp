@@ -63,8 +63,10 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
       rank_, [this] { return work_units_; });
   MetricContext context;
   context.current_work = [this] { return work_units_; };
+  // Which metric is in use is worth a line only to who asks (FLEXMPI_LOG_LEVEL=debug):
+  // an explicit FLEXMPI_METRIC that cannot be honoured is an error instead.
   context.log = [this](const std::string& message) {
-    if (rank_ == 0) log_->info(message);
+    if (rank_ == 0) log_->debug(message);
   };
   metric_ = make_metric(config_.metric, context);
   monitor_ =
@@ -72,6 +74,14 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   balancer_ = std::make_unique<LoadBalancer>(config_);
   if (emulator.active())
     log_->info("emulating a processing element of relative speed {}", emulator.describe());
+  const std::size_t emulated_ranks =
+      config_.emulate_speed.empty() ? 0 : parse_speed_list(config_.emulate_speed).size();
+  if (rank_ == 0 && emulated_ranks > 0 && emulated_ranks < static_cast<std::size_t>(size_)) {
+    log_->warn(
+        "FLEXMPI_EMULATE_SPEED gives {} speeds for {} processes: ranks {} to {} run at "
+        "full speed",
+        emulated_ranks, size_, emulated_ranks, size_ - 1);
+  }
   if (rank_ == 0 && !config_.trace.empty()) trace_ = std::make_unique<TraceWriter>(config_.trace);
   processes_ = std::make_unique<ProcessManager>(*this);
 }
@@ -124,9 +134,10 @@ void Runtime::set_work(double work_units) {
   work_units_ = work_units;
 }
 
-void Runtime::begin_iteration(std::span<const std::string> events) {
+void Runtime::begin_iteration(std::span<const std::string> events, bool closed_by_eval_lbalance) {
   api_used_ = true;
   monitor_->begin(events);
+  si_iteration_ = closed_by_eval_lbalance;
   trace_interval({});  // an interval nobody evaluated is traced as it was
 }
 
@@ -273,6 +284,11 @@ RowBlock Runtime::eval_lbalance(int iteration, int max_iterations, std::span<con
                     std::to_string(global_rows_) + " rows");
   }
   if (config_.lb_model == "weight" && work_units_ == 0.0) update_work(weight);
+  if (monitor_->iteration_open() && !si_iteration_) {
+    throw Error(Errc::bad_state,
+                "XMPI_Eval_lbalance belongs after XMPI_Monitor_iter_end: the iteration opened "
+                "by XMPI_Monitor_iter_begin is still open");
+  }
   if (monitor_->iteration_open()) end_iteration({});
   // Evaluate an interval once, right after it closed (by this call or by
   // XMPI_Monitor_iter_end just before it).

@@ -57,8 +57,10 @@ class Runtime {
   void set_work(double work_units);
   [[nodiscard]] double work() const { return work_units_; }
 
-  /// Opens a monitored iteration (thesis Fig. 4.2).
-  void begin_iteration(std::span<const std::string> events);
+  /// Opens a monitored iteration (thesis Fig. 4.2). closed_by_eval_lbalance:
+  /// opened by XMPI_Monitor_si_init, whose iteration XMPI_Eval_lbalance ends;
+  /// one opened by XMPI_Monitor_iter_begin must be ended by XMPI_Monitor_iter_end.
+  void begin_iteration(std::span<const std::string> events, bool closed_by_eval_lbalance = false);
   /// Closes it (thesis Fig. 4.3); at the end of a sampling interval this is
   /// collective: the per-process records are exchanged and traced.
   void end_iteration(std::span<long long> counts);
@@ -144,7 +146,9 @@ class Runtime {
   double pending_redistribution_bytes_ = 0.0;
   std::unique_ptr<UllCalibrator> ull_calibrator_;
   int intervals_closed_ = 0;
-  bool api_used_ = false;  // false: profile-only mode (no flexmpi call was made)
+  bool api_used_ = false;
+  bool si_iteration_ = false;  // the open iteration came from XMPI_Monitor_si_init  // false:
+                               // profile-only mode (no flexmpi call was made)
   double start_wall_ = 0.0;
   std::unique_ptr<ProcessManager> processes_;
 };

@@ -24,7 +24,8 @@ std::vector<std::string> split_events(std::string_view list) {
   std::size_t start = 0;
   for (;;) {
     const auto comma = list.find(',', start);
-    events.emplace_back(list.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    events.emplace_back(
+        list.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (comma == std::string_view::npos) return events;
     start = comma + 1;
   }
@@ -32,8 +33,8 @@ std::vector<std::string> split_events(std::string_view list) {
 
 const MetricDescriptor* find_backend(std::string_view name) {
   const auto& all = metric_backends();
-  const auto found =
-      std::find_if(all.begin(), all.end(), [&](const MetricDescriptor& d) { return d.name == name; });
+  const auto found = std::find_if(all.begin(), all.end(),
+                                  [&](const MetricDescriptor& d) { return d.name == name; });
   return found == all.end() ? nullptr : &*found;
 }
 
@@ -45,14 +46,14 @@ std::unique_ptr<MetricBackend> make_metric(std::string_view setting, MetricConte
   const MetricDescriptor* papi = find_backend("papi");
   if (automatic) {
     if (papi == nullptr) {
-      context.log("metric: work units per second (flexmpi was built without PAPI)");
+      context.log("speed metric: work units per second (flexmpi was built without PAPI)");
       return make_work_metric(context);
     }
     context.events = {"PAPI_FP_OPS"};
     try {
       return papi->create(context);
     } catch (const Error& e) {
-      context.log("metric: work units per second (no hardware counters: " +
+      context.log("speed metric: work units per second (PAPI_FP_OPS cannot be counted here: " +
                   std::string(e.what()) + ")");
       return make_work_metric(context);
     }

@@ -40,7 +40,13 @@ void spawn_processes(const std::string& command, std::span<const std::string> ar
                      std::span<const std::string> node_classes, const SpawnOptions& options) {
   SpawnRequest request;
   request.command = command;
-  request.argv.assign(argv.begin(), argv.end());
+  // No command and no arguments: this program as it was started, so that the
+  // new processes take part in the same collectives (as reconfigure()).
+  if (command.empty() && argv.empty()) {
+    request.argv = own_arguments();
+  } else {
+    request.argv.assign(argv.begin(), argv.end());
+  }
   request.nprocs = nprocs;
   request.node_classes.assign(node_classes.begin(), node_classes.end());
   request.info = options.info;
@@ -64,7 +70,7 @@ Partition reconfigure(const std::map<std::string, int>& processes, int iteration
                       const ReconfigureOptions& options) {
   SpawnRequest how;
   how.command = options.command;
-  how.argv = options.command.empty() ? own_arguments() : options.argv;
+  how.argv = options.command.empty() && options.argv.empty() ? own_arguments() : options.argv;
   how.info = options.spawn.info;
   how.batch = options.spawn.batch;
   return to_partition(Runtime::get().processes().reconfigure(processes, iteration, how));

@@ -350,16 +350,21 @@ Scheduler& ProcessManager::scheduler() {
 
 // ---- speeds and decompositions (rank 0) ------------------------------------------
 
-std::vector<double> ProcessManager::estimated_speeds() {
+void ProcessManager::refresh_known_speeds() {
   const auto& last = runtime_.last_interval_;
   // An interval measured since the last reconfiguration replaces what was known.
   if (last && last->index >= speed_interval_mark_ &&
       last->processes.size() == static_cast<std::size_t>(runtime_.size_)) {
+    known_speed_.resize(last->processes.size(), 0.0);
     for (std::size_t p = 0; p < last->processes.size(); ++p) {
       known_speed_[p] =
           std::max(0.0, last->processes[p].speed(runtime_.config_.dedicated_threshold));
     }
   }
+}
+
+std::vector<double> ProcessManager::estimated_speeds() {
+  refresh_known_speeds();
   known_speed_.resize(static_cast<std::size_t>(runtime_.size_), 0.0);
   // A process never measured is assumed as fast as the measured ones of its
   // node class, else as the average measured one (thesis 5.2.1); with no
@@ -525,6 +530,10 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
   snapshot.decomposition = rt.decomposition_;
   snapshot.awaiting = awaiting_data_;
   if (rt.rank_ == 0) {
+    // The speeds of the processes measured before the spawn, from the
+    // latest interval: after it (after_reconfiguration) that interval
+    // belongs to the old process set and is no longer read.
+    refresh_known_speeds();
     snapshot.scheduler = scheduler();
     snapshot.known_speed = known_speed_;
   }
@@ -908,6 +917,10 @@ RowBlock ProcessManager::send_data(int iteration) {
   Blocker blocker = reconfiguration_blocker(false);
   if (blocker.message.empty() && status_ == ProcessStatus::newly_spawned) {
     blocker = {"this process was just spawned: it receives its data with XMPI_Get_data",
+               Errc::bad_state};
+  }
+  if (blocker.message.empty() && !newcomers_pending()) {
+    blocker = {"no spawned process waits for data: XMPI_Send_data follows XMPI_Spawn",
                Errc::bad_state};
   }
   agree(Op::data, blocker);

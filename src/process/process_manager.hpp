@@ -142,7 +142,9 @@ class ProcessManager {
 
   nlohmann::json plan_spawn(const SpawnRequest& request);      // rank 0
   nlohmann::json plan_removal(const std::vector<int>& ranks);  // rank 0
-  std::vector<double> estimated_speeds();                      // rank 0, per rank
+  /// Rank 0: known_speed_ from the latest interval, if it measured the current processes.
+  void refresh_known_speeds();
+  std::vector<double> estimated_speeds();  // rank 0, per rank
   [[nodiscard]] Decomposition proportional_decomposition(const std::vector<double>& shares) const;
 
   // Every process of the current communicator: `steps` spawns of this call.

@@ -95,6 +95,15 @@ TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
       balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
   EXPECT_TRUE(after_move.verdict.unbalanced);
   EXPECT_FALSE(after_move.changed);
+  // Two such intervals are not enough either: after a move the majority of a
+  // full window (3 of 5) must agree.
+  const BalanceDecision second =
+      balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
+  EXPECT_FALSE(second.changed);
+  EXPECT_EQ(second.confirmations_needed, 3);
+  const BalanceDecision third =
+      balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
+  EXPECT_TRUE(third.changed);  // a lasting change is followed
 }
 
 TEST(LoadBalancer, ABurstShorterThanHalfTheWindowIsIgnored) {
@@ -134,14 +143,15 @@ TEST(LoadBalancer, MovesOnlyWhenTheGainExceedsTheCost) {
 
   RedistributionCost expensive;
   expensive.observe(167 * 16384.0, 1.0);  // a slow network: 1 s for the move
+  LoadBalancer again(config);             // the same imbalance, a new run
   const BalanceDecision refused =
-      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}, 5), expensive);
+      again.evaluate(slow, situation({{500, 0}, {500, 500}}, 5), expensive);
   ASSERT_TRUE(refused.assessment.has_value());
   EXPECT_FALSE(refused.changed);
   EXPECT_FALSE(refused.assessment->pays);
   EXPECT_EQ(refused.to_json()["held"], "the move does not pay (FLEXMPI_LB_MARGIN)");
   const BalanceDecision accepted =
-      balancer.evaluate(slow, situation({{500, 0}, {500, 500}}, 1000), expensive);
+      again.evaluate(slow, situation({{500, 0}, {500, 500}}, 1000), expensive);
   EXPECT_TRUE(accepted.changed);
 }
 

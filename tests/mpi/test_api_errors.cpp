@@ -9,6 +9,8 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mpi_test_util.hpp"
 
@@ -97,6 +99,66 @@ TEST(ApiErrors, GetWsizeGivesTheBlockPartition) {
     next += count;
   }
   EXPECT_EQ(next, 10);
+}
+
+TEST(ApiErrors, GetDecompositionGivesEveryBlockAndRejectsBadArguments) {
+  const int size = world_size();
+  std::vector<int> counts(size, -7), displs(size, -7);
+  ASSERT_EQ(XMPI_Get_decomposition(size, 10, counts.data(), displs.data()), XMPI_SUCCESS);
+  for (int r = 0; r < size; ++r) {
+    int count = -1, displ = -1;
+    ASSERT_EQ(XMPI_Get_wsize(r, size, 10, &count, &displ), XMPI_SUCCESS);
+    EXPECT_EQ(counts[r], count);
+    EXPECT_EQ(displs[r], displ);
+  }
+  EXPECT_EQ(XMPI_Get_decomposition(size, 10, nullptr, displs.data()), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("counts"));
+  EXPECT_EQ(XMPI_Get_decomposition(size, 10, counts.data(), nullptr), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("displs"));
+  EXPECT_EQ(XMPI_Get_decomposition(0, 10, counts.data(), displs.data()), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("nprocs"));
+  EXPECT_EQ(XMPI_Get_decomposition(size, -1, counts.data(), displs.data()), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("dsize"));
+}
+
+TEST(ApiErrors, RegisteringANullBufferThatHoldsRowsIsAnArgumentError) {
+  double* none = nullptr;
+  EXPECT_EQ(XMPI_Register_vector(&none, 10, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("NULL"));
+  EXPECT_EQ(XMPI_Register_dense(&none, 10, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_ERR_ARG);
+  EXPECT_EQ(runtime().data().structure_count(), 0u);  // nothing was registered
+}
+
+TEST(ApiErrors, SendDataWithoutASpawnIsAStateError) {
+  int count = -7, displ = -7;
+  EXPECT_EQ(XMPI_Send_data(0, &count, &displ), XMPI_ERR_STATE);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("XMPI_Spawn"));
+  EXPECT_EQ(count, -7);
+}
+
+TEST(ApiErrors, EvalLbalanceChecksItsPlaceInTheLoopAndItsIterations) {
+  const int rank = world_rank(), size = world_size();
+  int count = 0, displ = 0;
+  ASSERT_EQ(XMPI_Get_wsize(rank, size, 10, &count, &displ), XMPI_SUCCESS);
+  // Inside an iteration opened by XMPI_Monitor_iter_begin: not yet.
+  ASSERT_EQ(XMPI_Monitor_iter_begin(nullptr), XMPI_SUCCESS);
+  EXPECT_EQ(XMPI_Eval_lbalance(rank, size, 0, 10, &count, &displ, nullptr), XMPI_ERR_STATE);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("XMPI_Monitor_iter_end"));
+  EXPECT_TRUE(runtime().monitor().iteration_open());  // still open, as it was
+  ASSERT_EQ(XMPI_Monitor_iter_end(nullptr), XMPI_SUCCESS);
+  // it and maxit: 0 <= it < maxit.
+  for (const auto& [it, maxit] : std::vector<std::pair<int, int>>{{-1, 10}, {10, 10}, {0, 0}}) {
+    EXPECT_EQ(XMPI_Eval_lbalance(rank, size, it, maxit, &count, &displ, nullptr), XMPI_ERR_ARG)
+        << it << ", " << maxit;
+    EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("maxit"));
+  }
+  // After XMPI_Monitor_iter_end, and for an XMPI_Monitor_si_init iteration: fine.
+  EXPECT_EQ(XMPI_Eval_lbalance(rank, size, 0, 10, &count, &displ, nullptr), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  ASSERT_EQ(XMPI_Monitor_si_init(), XMPI_SUCCESS);
+  EXPECT_EQ(XMPI_Eval_lbalance(rank, size, 1, 10, &count, &displ, nullptr), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  EXPECT_FALSE(runtime().monitor().iteration_open());
 }
 
 TEST(ApiErrors, SetWorkRejectsNegativeAndNan) {

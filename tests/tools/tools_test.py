@@ -181,6 +181,13 @@ def flexrun_dry_run(args):
     expect(exports.get("FLEXMPI_K") == "4", "inherited FLEXMPI_K=4 must be passed on")
     expect(exports.get("FLEXMPI_LOG_LEVEL") == "debug", "--log-level must override the environment")
 
+    # Open MPI's spelling -np is flexrun's -n; the program's own -np stays.
+    result = run([args.flexrun, "--dry-run", "-np", "3", "./app", "-np", "5"], env=env)
+    expect(result.returncode == 0, "flexrun --dry-run -np 3 failed")
+    words = dry_run_command(result.stdout)
+    expect(words[-5:] == ["-n", "3", "./app", "-np", "5"],
+           f"-np 3 must launch 3 processes and leave the program's -np alone: {words}")
+
     # --help lists every setting with its variable and default, from the table.
     result = run([args.flexrun, "--help"])
     expect(result.returncode == 0, "flexrun --help failed")
@@ -420,6 +427,30 @@ def install(args):
     expect(result.returncode == 0, "configuring a find_package(flexmpi) project failed")
     result = run([args.cmake, "--build", build], timeout=300)
     expect(result.returncode == 0, "building a find_package(flexmpi) project failed")
+
+    # 3. The README's examples, exactly as written there: a balanced loop in C
+    #    and the same in C++ with flexmpi.hpp alone (readme-examples).
+    readme_programs = []
+    with open(os.path.join(args.source_dir, "README.md")) as stream:
+        readme = stream.read()
+    examples = re.findall(r"<!-- readme-example: (\S+) -->\n```\w+\n(.*?)```", readme, re.S)
+    expect(sorted(name for name, _ in examples) == ["balanced_loop.c", "balanced_loop.cpp"],
+           f"README.md: expected the examples balanced_loop.c and .cpp, found {examples and [n for n, _ in examples]}")
+    for name, code in examples:
+        source = os.path.join(args.workdir, name)
+        with open(source, "w") as stream:
+            stream.write(code)
+        program = os.path.join(args.workdir, name.replace(".", "_"))
+        compiler = [args.mpicc] if name.endswith(".c") else [args.mpicxx, "-std=c++20"]
+        result = run(compiler + ["-Wall", "-Werror", source, "-o", program]
+                     + shlex.split(flags.stdout) + ["-lm"], env=env)
+        expect(result.returncode == 0, f"README.md's {name} does not build as written")
+        readme_programs.append(program)
+    for program in readme_programs:
+        result = run([flexrun, "-n", "2", "--emulate-speed=1.0,0.5", "--sampling-interval=20",
+                      program], env=mpi_environment(), timeout=300)
+        expect(result.returncode == 0 and ": ok" in result.stdout,
+               f"README.md's {os.path.basename(program)} did not run to 'ok'")
 
     # Both run on 2 ranks under the installed flexrun, with a trace.
     for program in (app, os.path.join(build, "consumer_c"), os.path.join(build, "consumer_cxx")):

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -151,6 +152,29 @@ std::string libflexmpi_path() {
 
 }  // namespace
 
+// Open MPI spells the process count -np; CLI11 would read "-np 2" as -n with
+// the value "p". Rewrites -np to --np among flexrun's own options (before the
+// program, whose arguments stay untouched).
+std::vector<std::string> accept_np_spelling(int argc, char** argv) {
+  static const std::set<std::string> flags = {
+      "--preload", "--keep-mpi-transport", "--dry-run", "--settings-table", "--help", "-h",
+      "--version"};
+  std::vector<std::string> arguments(argv, argv + argc);
+  bool value_expected = false;
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    std::string& argument = arguments[i];
+    if (value_expected) {
+      value_expected = false;
+      continue;
+    }
+    if (argument == "--" || !argument.starts_with("-")) break;  // the program starts here
+    if (argument == "-np") argument = "--np";
+    value_expected = !flags.contains(argument) && argument.find('=') == std::string::npos &&
+                     !(argument.size() > 2 && argument[0] == '-' && argument[1] != '-');
+  }
+  return arguments;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{
       "flexrun: run an MPI program under flexmpi.\n"
@@ -215,7 +239,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> arguments = accept_np_spelling(argc, argv);
+    arguments.erase(arguments.begin());                // without flexrun's own name
+    std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
+    app.parse(arguments);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kUsageError;
