@@ -97,6 +97,19 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
   return input;
 }
 
+std::vector<double> LoadBalancer::evidence_speeds() const {
+  if (evidence_.empty()) return {};
+  std::vector<double> speeds;
+  for (std::size_t p = 0; p < evidence_.back().processes.size(); ++p) {
+    std::vector<double> samples;
+    for (const IntervalReport& report : evidence_) {
+      samples.push_back(report.processes[p].speed(dedicated_threshold_));
+    }
+    speeds.push_back(median(samples));
+  }
+  return speeds;
+}
+
 void LoadBalancer::remember(const IntervalReport& report, const Situation& situation,
                             bool unbalanced) {
   // Evidence is only about the blocks it was measured on.

@@ -75,6 +75,11 @@ class LoadBalancer {
   BalanceDecision evaluate(const IntervalReport& report, const Situation& situation,
                            const RedistributionCost& cost);
 
+  /// Per process, the median speed (metric per second of effective
+  /// computation) over the intervals measured on the current blocks; empty
+  /// before the first. What a spawn or a removal splits the rows by.
+  [[nodiscard]] std::vector<double> evidence_speeds() const;
+
   /// After the set of processes changed the interference history, the
   /// unbalanced intervals counted, and what the partitioner learnt about the
   /// old processes, are void.

@@ -352,15 +352,22 @@ Scheduler& ProcessManager::scheduler() {
 
 void ProcessManager::refresh_known_speeds() {
   const auto& last = runtime_.last_interval_;
-  // An interval measured since the last reconfiguration replaces what was known.
-  if (last && last->index >= speed_interval_mark_ &&
-      last->processes.size() == static_cast<std::size_t>(runtime_.size_)) {
-    known_speed_.resize(last->processes.size(), 0.0);
-    for (std::size_t p = 0; p < last->processes.size(); ++p) {
-      known_speed_[p] =
-          std::max(0.0, last->processes[p].speed(runtime_.config_.dedicated_threshold));
+  // Intervals measured since the last reconfiguration replace what was
+  // known: the balancer's median over those on the current blocks (one
+  // interval alone can be a disturbed one), else the latest interval.
+  if (!last || last->index < speed_interval_mark_ ||
+      last->processes.size() != static_cast<std::size_t>(runtime_.size_)) {
+    return;
+  }
+  std::vector<double> speeds = runtime_.balancer_->evidence_speeds();
+  if (speeds.size() != last->processes.size()) {
+    speeds.clear();
+    for (const ProcessInterval& p : last->processes) {
+      speeds.push_back(p.speed(runtime_.config_.dedicated_threshold));
     }
   }
+  known_speed_.resize(speeds.size(), 0.0);
+  for (std::size_t p = 0; p < speeds.size(); ++p) known_speed_[p] = std::max(0.0, speeds[p]);
 }
 
 std::vector<double> ProcessManager::estimated_speeds() {

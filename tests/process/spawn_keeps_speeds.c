@@ -20,7 +20,7 @@ enum { kRows = 6000, kIterations = 120, kFirstSpawn = 40, kSecondSpawn = 80 };
 static double compute(const double* x, int count) {
   double sum = 0.0;
   for (int i = 0; i < count; ++i) {
-    for (int k = 0; k < 200; ++k) sum += x[i] * 1e-9 * k;
+    for (int k = 0; k < 1500; ++k) sum += x[i] * 1e-9 * k;
   }
   return sum;
 }

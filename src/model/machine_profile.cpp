@@ -1,0 +1,224 @@
+// Loading, validating and writing the machine profile (machine_profile.hpp).
+#include "model/machine_profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kFormat = "flexmpi-machine-profile";
+constexpr int kVersion = 1;
+
+// Validation of one document: every message names the source and the key path.
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw Error(Errc::bad_config,
+                "machine profile " + std::string(source_) + ": key '" + key + "': " + what);
+  }
+
+  const json& member(const json& object, const std::string& parent, const char* name) const {
+    const std::string key = parent.empty() ? name : parent + "." + name;
+    if (!object.is_object()) fail(parent.empty() ? "(document)" : parent, "expected an object");
+    const auto it = object.find(name);
+    if (it == object.end()) fail(key, "missing");
+    return *it;
+  }
+
+  const json& object(const json& parent, const std::string& path, const char* name) const {
+    const json& value = member(parent, path, name);
+    if (!value.is_object()) fail(join(path, name), "expected an object");
+    return value;
+  }
+
+  double number(const json& parent, const std::string& path, const char* name) const {
+    const json& value = member(parent, path, name);
+    return check_number(value, join(path, name));
+  }
+
+  double check_number(const json& value, const std::string& key) const {
+    if (!value.is_number()) fail(key, "expected a number, got " + value.dump());
+    const double x = value.get<double>();
+    if (!std::isfinite(x) || x < 0.0) fail(key, "expected a number >= 0, got " + value.dump());
+    return x;
+  }
+
+  std::vector<PerProcessCost> costs(const json& parent, const std::string& path,
+                                    const char* name) const {
+    const std::string key = join(path, name);
+    const json& value = member(parent, path, name);
+    if (!value.is_array() || value.empty()) {
+      fail(key, "expected a non-empty array of {\"processes\", \"seconds_per_process\"}");
+    }
+    std::vector<PerProcessCost> points;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const std::string item = key + "[" + std::to_string(i) + "]";
+      const double processes = number(value[i], item, "processes");
+      if (processes < 1 || processes != std::floor(processes)) {
+        fail(item + ".processes", "expected an integer >= 1");
+      }
+      points.push_back(
+          {static_cast<int>(processes), number(value[i], item, "seconds_per_process")});
+    }
+    std::sort(points.begin(), points.end(),
+              [](const auto& a, const auto& b) { return a.processes < b.processes; });
+    return points;
+  }
+
+  LinkParameters link(const json& parent, const std::string& path, const char* name) const {
+    const json& value = object(parent, path, name);
+    const std::string key = join(path, name);
+    return {number(value, key, "alpha"), number(value, key, "beta")};
+  }
+
+  static std::string join(const std::string& path, const char* name) {
+    return path.empty() ? std::string(name) : path + "." + name;
+  }
+
+ private:
+  std::string_view source_;
+};
+
+json costs_json(const std::vector<PerProcessCost>& points) {
+  json array = json::array();
+  for (const PerProcessCost& point : points) {
+    array.push_back(
+        {{"processes", point.processes}, {"seconds_per_process", point.seconds_per_process}});
+  }
+  return array;
+}
+
+}  // namespace
+
+Hockney MachineProfile::network(bool across_nodes) const {
+  const LinkParameters& link = across_nodes ? inter_node : intra_node;
+  return {link.alpha, link.beta, gamma};
+}
+
+CollectiveFits MachineProfile::fits_for(MpiLibrary running) const {
+  if (library.empty() || detect_mpi_library(library) != running) return {};
+  return collectives;
+}
+
+MachineProfile MachineProfile::defaults() {
+  // Measured with `flexmpi-calibrate` on the 2-vCPU development VM (Debian 12,
+  // Open MPI 4.1.4, two ranks on one node through shared memory, 2026-11-25),
+  // rounded: alpha 0.45-0.62 us, beta 0.16-0.52 ns/B between runs (the VM is
+  // shared), gamma 0.026-0.036 ns/B, spawn 0.27 s and remove 0.5-1.2 ms per
+  // process (also bench/spawn_cost), redistribution 0.066 ms + 0.18-0.34 ns/B.
+  // No per-collective fits: they belong to one library.
+  MachineProfile profile;
+  profile.source = "defaults";
+  profile.intra_node = {5e-7, 3e-10};
+  profile.inter_node = profile.intra_node;
+  profile.inter_node_measured = false;
+  profile.gamma = 3e-11;
+  profile.spawn = {{1, 0.27}};
+  profile.remove = {{1, 0.001}};
+  profile.redistribution_latency = 7e-5;
+  profile.redistribution_seconds_per_byte = 3e-10;
+  return profile;
+}
+
+json MachineProfile::to_json() const {
+  json fits = json::object();
+  for (const auto& [routine, fit] : collectives) {
+    fits[std::string(routine_name(routine))] = {{"latency_scale", fit.latency_scale},
+                                                {"bandwidth_scale", fit.bandwidth_scale}};
+  }
+  return {
+      {"format", kFormat},
+      {"version", kVersion},
+      {"library", library},
+      {"network",
+       {{"intra_node", {{"alpha", intra_node.alpha}, {"beta", intra_node.beta}}},
+        {"inter_node", {{"alpha", inter_node.alpha}, {"beta", inter_node.beta}}},
+        {"inter_node_measured", inter_node_measured},
+        {"gamma", gamma}}},
+      {"collectives", fits},
+      {"process", {{"spawn", costs_json(spawn)}, {"remove", costs_json(remove)}}},
+      {"redistribution",
+       {{"latency", redistribution_latency},
+        {"seconds_per_byte", redistribution_seconds_per_byte}}},
+  };
+}
+
+MachineProfile parse_machine_profile(const json& document, std::string_view source) {
+  const Reader r(source);
+  if (!document.is_object()) r.fail("(document)", "expected a JSON object");
+  const json& format = r.member(document, "", "format");
+  if (format != kFormat) r.fail("format", "expected \"" + std::string(kFormat) + "\"");
+  const json& version = r.member(document, "", "version");
+  if (version != kVersion) r.fail("version", "expected " + std::to_string(kVersion));
+
+  MachineProfile profile;
+  profile.source = std::string(source);
+  if (const auto it = document.find("library"); it != document.end()) {
+    if (!it->is_string()) r.fail("library", "expected a string");
+    profile.library = it->get<std::string>();
+  }
+  const json& network = r.object(document, "", "network");
+  profile.intra_node = r.link(network, "network", "intra_node");
+  profile.inter_node = r.link(network, "network", "inter_node");
+  if (const auto it = network.find("inter_node_measured"); it != network.end()) {
+    if (!it->is_boolean()) r.fail("network.inter_node_measured", "expected true or false");
+    profile.inter_node_measured = it->get<bool>();
+  }
+  profile.gamma = r.number(network, "network", "gamma");
+
+  if (const auto it = document.find("collectives"); it != document.end()) {
+    if (!it->is_object()) r.fail("collectives", "expected an object");
+    for (const auto& [name, fit] : it->items()) {
+      const std::string key = "collectives." + name;
+      Routine routine{};
+      try {
+        routine = routine_from_name(name);
+      } catch (const Error& error) {
+        r.fail(key, error.what());
+      }
+      profile.collectives[routine] = {r.number(fit, key, "latency_scale"),
+                                      r.number(fit, key, "bandwidth_scale")};
+    }
+  }
+  const json& process = r.object(document, "", "process");
+  profile.spawn = r.costs(process, "process", "spawn");
+  profile.remove = r.costs(process, "process", "remove");
+  const json& redistribution = r.object(document, "", "redistribution");
+  profile.redistribution_latency = r.number(redistribution, "redistribution", "latency");
+  profile.redistribution_seconds_per_byte =
+      r.number(redistribution, "redistribution", "seconds_per_byte");
+  return profile;
+}
+
+MachineProfile load_machine_profile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw Error(Errc::bad_config,
+                "machine profile " + path + ": cannot open the file (FLEXMPI_MACHINE_PROFILE)");
+  }
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::exception& error) {
+    throw Error(Errc::bad_config, "machine profile " + path + ": not valid JSON: " + error.what());
+  }
+  return parse_machine_profile(document, path);
+}
+
+void save_machine_profile(const MachineProfile& profile, const std::string& path) {
+  std::ofstream out(path);
+  if (out) out << profile.to_json().dump(2) << "\n";
+  if (!out) throw Error(Errc::bad_config, "machine profile " + path + ": cannot write the file");
+}
+
+}  // namespace flexmpi

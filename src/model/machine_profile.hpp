@@ -1,0 +1,96 @@
+// The machine profile (thesis 6.3.1): the measured parameters the prediction
+// model prices with -- Hockney alpha and beta within a node and between
+// nodes, gamma for reductions (Table 6.7), per-collective corrections for the
+// linked MPI, the cost of creating and of removing one process (Table 6.6,
+// eq. 5.6-5.7) and the price of redistributing data (5.3.4).
+// `flexmpi-calibrate` writes it; FLEXMPI_MACHINE_PROFILE names it.
+//
+// JSON (every key required unless marked optional; all numbers >= 0,
+// seconds and bytes):
+//   {
+//     "format": "flexmpi-machine-profile", "version": 1,
+//     "library": "Open MPI v4.1.4, ...",             optional: MPI_Get_library_version
+//     "host": "vm", "created": "2025-...",           optional, informative
+//     "network": {
+//       "intra_node": {"alpha": 4e-7, "beta": 1.5e-10},
+//       "inter_node": {"alpha": 4e-7, "beta": 1.5e-10},
+//       "inter_node_measured": false,                optional: false = copy of intra_node
+//       "gamma": 5e-10
+//     },
+//     "collectives": {"MPI_Bcast": {"latency_scale": 1.2, "bandwidth_scale": 0.9}, ...},
+//                                                    optional: per-collective fits, valid for
+//                                                    "library" only
+//     "process": {
+//       "spawn":  [{"processes": 1, "seconds_per_process": 0.27}, ...],
+//       "remove": [{"processes": 1, "seconds_per_process": 0.0012}, ...]
+//     },                                             one point or more: seconds per process
+//                                                    when that many are spawned/removed at once
+//     "redistribution": {"latency": 1e-4, "seconds_per_byte": 1e-9}
+//   }
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/comm_model.hpp"
+
+namespace flexmpi {
+
+/// Latency and transfer time of one kind of link.
+struct LinkParameters {
+  double alpha = 0.0;  ///< seconds
+  double beta = 0.0;   ///< seconds per byte
+};
+
+/// Cost per process when `processes` are spawned (or removed) in one operation.
+struct PerProcessCost {
+  int processes = 1;
+  double seconds_per_process = 0.0;
+};
+
+/// Everything the model needs to know about the machine.
+struct MachineProfile {
+  std::string source;   ///< the file it was read from, or "defaults"
+  std::string library;  ///< MPI_Get_library_version of the calibration ("" unknown)
+  LinkParameters intra_node;
+  LinkParameters inter_node;
+  bool inter_node_measured = false;              ///< false: no second host, inter_node = intra_node
+  double gamma = 0.0;                            ///< seconds per byte reduced
+  CollectiveFits collectives;                    ///< per-collective corrections (may be empty)
+  std::vector<PerProcessCost> spawn;             ///< sorted by processes, at least one point
+  std::vector<PerProcessCost> remove;            ///< sorted by processes, at least one point
+  double redistribution_latency = 0.0;           ///< seconds per redistribution
+  double redistribution_seconds_per_byte = 0.0;  ///< busiest process, sent + received
+
+  /// The Hockney parameters of a communicator within one node (false) or
+  /// spanning nodes (true).
+  [[nodiscard]] Hockney network(bool across_nodes) const;
+
+  /// The per-collective fits if they were measured with the library family of
+  /// `running` (fits of another library are meaningless), else none.
+  [[nodiscard]] CollectiveFits fits_for(MpiLibrary running) const;
+
+  /// Measured on the 2-vCPU development VM (Debian 12, Open MPI 4.1.4, shared
+  /// memory, docs/benchmarks.md "Prediction model: communication"):
+  /// see machine_profile.cpp for the values. source = "defaults".
+  static MachineProfile defaults();
+
+  /// The JSON document the loader reads (format above).
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+/// Reads and validates a profile. Throws flexmpi::Error (bad_config) whose
+/// message names `path` and, where one is at fault, the key: missing or
+/// unreadable file, bad JSON, missing key, wrong type, negative or
+/// non-finite value, unknown collective name, empty cost table.
+MachineProfile load_machine_profile(const std::string& path);
+
+/// The same validation on a parsed document; `source` names it in messages.
+MachineProfile parse_machine_profile(const nlohmann::json& document, std::string_view source);
+
+/// Writes profile.to_json() to `path`. Throws flexmpi::Error naming the path.
+void save_machine_profile(const MachineProfile& profile, const std::string& path);
+
+}  // namespace flexmpi
