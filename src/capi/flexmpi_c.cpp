@@ -171,7 +171,7 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int*
   return guarded([&] {
     require_pointer(count, "count");
     require_pointer(displ, "displ");
-    const auto& decomposition = flexmpi::Runtime::get().decomposition();
+    const auto& decomposition = flexmpi::Runtime::get().state().blocks();
     std::span<const double> weights;
     if (weight != nullptr && !decomposition.empty()) {
       std::int64_t rows = 0;

@@ -9,6 +9,7 @@
 #include "balancing/partitioner.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
+#include "policies/policy.hpp"
 #include "resources/hostfile.hpp"
 
 extern char** environ;
@@ -72,6 +73,19 @@ std::string_view partitioner_choices() {
   return text;
 }
 
+// The accepted-values text of FLEXMPI_POLICY, from the registry.
+std::string_view policy_choices() {
+  static const std::string text = "one of " + policy_names();
+  return text;
+}
+
+std::string parse_policy(std::string_view name) {
+  for (const PolicyDescriptor& policy : policies()) {
+    if (policy.name == name) return std::string(name);
+  }
+  throw Rejected{};
+}
+
 std::vector<SettingDescriptor> make_settings() {
   return {
       {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100",
@@ -123,11 +137,9 @@ std::vector<SettingDescriptor> make_settings() {
        "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
        "available, else work",
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
-      {"FLEXMPI_POLICY", "policy", "lb", "one of none, lb",
-       "adaptation policy: none (monitor only) or lb (dynamic load balancing)",
-       [](Config& c, std::string_view v) {
-         c.policy = parse_choice(v, {"none", "lb"});
-       }},
+      {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
+       "adaptation policy (src/policies): none (monitor only) or lb (dynamic load balancing)",
+       [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
       {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0", "AMP completion-time goal",
        [](Config& c, std::string_view v) {
          const double goal = parse_real(v);

@@ -55,7 +55,7 @@ void require_size(std::int64_t size) {
 Partition get_wsize(int rank, int nprocs, int dsize) {
   Runtime& runtime = Runtime::get();
   block_partition(rank, nprocs, dsize);  // validates the arguments
-  const Partition partition = to_partition(runtime.block_of(rank, nprocs, dsize));
+  const Partition partition = to_partition(runtime.state().block_of(rank, nprocs, dsize));
   if (rank == runtime.rank() && nprocs == runtime.size()) runtime.set_work(partition.count);
   return partition;
 }
@@ -66,7 +66,7 @@ std::vector<Partition> get_decomposition(int nprocs, int dsize) {
   blocks.reserve(nprocs > 0 ? static_cast<std::size_t>(nprocs) : 0);
   for (int rank = 0; rank < std::max(nprocs, 1); ++rank) {
     block_partition(rank, nprocs, dsize);  // validates the arguments
-    blocks.push_back(to_partition(runtime.block_of(rank, nprocs, dsize)));
+    blocks.push_back(to_partition(runtime.state().block_of(rank, nprocs, dsize)));
   }
   if (nprocs == runtime.size())
     runtime.set_work(blocks[static_cast<std::size_t>(runtime.rank())].count);
@@ -81,7 +81,7 @@ namespace {
 void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Scheme scheme,
                     const char* call) {
   if (data == nullptr || *data != nullptr) return;  // a null address is the registry's error
-  const auto& blocks = runtime.decomposition();
+  const auto& blocks = runtime.state().blocks();
   const std::int64_t held = scheme == Scheme::replicated || blocks.empty()
                                 ? size
                                 : blocks[static_cast<std::size_t>(runtime.rank())].count;
@@ -98,24 +98,24 @@ void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme s
   require_size(size);
   Runtime& runtime = Runtime::get();
   require_buffer(runtime, data, size, scheme, "register_vector");
-  runtime.data().register_vector(data, size, type, scheme);
-  runtime.update_work();  // the nnz model counts the registered nonzeros
+  runtime.state().data().register_vector(data, size, type, scheme);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   require_size(size);
   Runtime& runtime = Runtime::get();
   require_buffer(runtime, data, size, scheme, "register_dense");
-  runtime.data().register_dense(data, size, type, scheme);
-  runtime.update_work();  // the nnz model counts the registered nonzeros
+  runtime.state().data().register_dense(data, size, type, scheme);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
   require_size(size);
   Runtime& runtime = Runtime::get();
-  runtime.data().register_sparse(ia, ja, values, size, nnz, type, scheme);
-  runtime.update_work();  // the nnz model counts the registered nonzeros
+  runtime.state().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
 void redistribute_data(Partition old_block, Partition new_block) {
@@ -133,8 +133,8 @@ Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
                     ": expected 0 <= it < maxit (it: the iteration just completed, maxit: the "
                     "iterations of the loop)");
   }
-  if (!runtime.decomposition().empty()) {
-    const RowBlock& mine = runtime.decomposition()[static_cast<std::size_t>(rank)];
+  if (!runtime.state().blocks().empty()) {
+    const RowBlock& mine = runtime.state().blocks()[static_cast<std::size_t>(rank)];
     if (current.count != mine.count || current.displ != mine.displ) {
       throw Error(Errc::invalid_argument,
                   "count/displ (" + std::to_string(current.count) + ", " +
@@ -142,7 +142,7 @@ Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
                       std::to_string(mine.count) + ", " + std::to_string(mine.displ) + ")");
     }
   }
-  return to_partition(runtime.eval_lbalance(iteration, max_iterations, weight));
+  return to_partition(runtime.controller().evaluate(iteration, max_iterations, weight));
 }
 
 void set_work(double work_units) {
@@ -153,19 +153,21 @@ void set_work(double work_units) {
   Runtime::get().set_work(work_units);
 }
 
-void monitor_begin(std::span<const std::string> events) { Runtime::get().begin_iteration(events); }
+void monitor_begin(std::span<const std::string> events) {
+  Runtime::get().controller().begin_iteration(events, false);
+}
 
 std::vector<long long> monitor_end() {
   Runtime& runtime = Runtime::get();
   std::vector<long long> counts(runtime.monitor().requested_event_count());
-  runtime.end_iteration(counts);
+  runtime.controller().end_iteration(counts);
   return counts;
 }
 
 void monitor_si_init() {
   Runtime& runtime = Runtime::get();
-  if (runtime.monitor().iteration_open()) runtime.end_iteration({});
-  runtime.begin_iteration({}, /*closed_by_eval_lbalance=*/true);
+  if (runtime.monitor().iteration_open()) runtime.controller().end_iteration({});
+  runtime.controller().begin_iteration({}, /*closed_by_evaluate=*/true);
 }
 
 MonitorTotals monitor_totals() {

@@ -65,9 +65,11 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "flexmpi/error.hpp"
 
@@ -475,13 +477,84 @@ AlgorithmCost collective_cost(MpiLibrary library, Routine routine, double bytes,
                                          : mpich_cost(routine, bytes, processes);
 }
 
+PiecewiseLink::PiecewiseLink(const Hockney& h)
+    : PiecewiseLink(std::vector<LinkBand>{{kInf, h.alpha, h.beta}}, h.gamma) {}
+
+PiecewiseLink::PiecewiseLink(std::vector<LinkBand> bands, double gamma)
+    : bands_(std::move(bands)), gamma_(gamma) {
+  if (bands_.empty()) invalid("link bands: expected at least one band");
+  if (!(gamma_ >= 0.0) || !std::isfinite(gamma_)) {
+    invalid("link gamma: expected seconds per byte >= 0, got " + std::to_string(gamma_));
+  }
+  for (std::size_t i = 0; i < bands_.size(); ++i) {
+    const LinkBand& band = bands_[i];
+    const bool last = i + 1 == bands_.size();
+    if (!(band.alpha >= 0.0) || !(band.beta >= 0.0) || !std::isfinite(band.alpha) ||
+        !std::isfinite(band.beta) || (!last && !(band.up_to > 0.0))) {
+      invalid("link band " + std::to_string(i) + ": expected alpha, beta >= 0 and up_to > 0");
+    }
+    if (!last && i > 0 && !(band.up_to > bands_[i - 1].up_to)) {
+      invalid("link band " + std::to_string(i) + ": expected up_to above the previous band's");
+    }
+  }
+}
+
+Hockney PiecewiseLink::at(double bytes) const {
+  for (std::size_t i = 0; i + 1 < bands_.size(); ++i) {
+    if (bytes <= bands_[i].up_to) return {bands_[i].alpha, bands_[i].beta, gamma_};
+  }
+  return {bands_.back().alpha, bands_.back().beta, gamma_};
+}
+
+double step_bytes(const CostTerms& terms, double fallback) {
+  return terms.latency > 0.0 ? terms.bandwidth / terms.latency : fallback;
+}
+
+double CollectiveFit::scale(double bytes) const {
+  if (points.empty()) return 1.0;
+  if (bytes <= points.front().bytes) return points.front().scale;
+  if (bytes >= points.back().bytes) return points.back().scale;
+  const auto upper = std::upper_bound(points.begin(), points.end(), bytes,
+                                      [](double b, const ScalePoint& p) { return b < p.bytes; });
+  const ScalePoint& hi = *upper;
+  const ScalePoint& lo = *(upper - 1);
+  const double x = std::log2(bytes / lo.bytes) / std::log2(hi.bytes / lo.bytes);
+  return lo.scale + x * (hi.scale - lo.scale);
+}
+
+double CollectiveFit::scale(double bytes, MpiLibrary library, Routine routine) const {
+  if (points.size() < 2 || bytes <= points.front().bytes || bytes >= points.back().bytes) {
+    return scale(bytes);
+  }
+  const auto hi = std::upper_bound(points.begin(), points.end(), bytes,
+                                   [](double b, const ScalePoint& p) { return b < p.bytes; });
+  const auto lo = hi - 1;
+  const auto algorithm = [&](double b) {
+    return collective_cost(library, routine, b, processes).algorithm;
+  };
+  const std::string_view here = algorithm(bytes);
+  const bool same_lo = algorithm(lo->bytes) == here, same_hi = algorithm(hi->bytes) == here;
+  if (same_lo != same_hi) return same_lo ? lo->scale : hi->scale;
+  return scale(bytes);
+}
+
+const CollectiveFit* find_fit(const CollectiveFits& fits, Routine routine, int processes) {
+  const auto it = fits.find(routine);
+  if (it == fits.end()) return nullptr;
+  const CollectiveFit* best = nullptr;
+  for (const CollectiveFit& fit : it->second) {
+    const int distance = std::abs(fit.processes - processes);
+    if (best == nullptr || distance <= std::abs(best->processes - processes)) best = &fit;
+  }
+  return best;
+}
+
 double call_seconds(MpiLibrary library, Routine routine, double bytes, int processes,
-                    const Hockney& h, const CollectiveFits& fits) {
+                    const PiecewiseLink& link, const CollectiveFits& fits) {
   const CostTerms terms = collective_cost(library, routine, bytes, processes).terms;
-  const auto fit = fits.find(routine);
-  if (fit == fits.end()) return terms.seconds(h);
-  return fit->second.latency_scale * terms.latency * h.alpha +
-         fit->second.bandwidth_scale * (terms.bandwidth * h.beta + terms.reduction * h.gamma);
+  const double seconds = terms.seconds(link.at(step_bytes(terms, bytes)));
+  const CollectiveFit* fit = find_fit(fits, routine, processes);
+  return fit == nullptr ? seconds : seconds * fit->scale(bytes, library, routine);
 }
 
 bool routine_of(MpiOp op, Routine* routine) {
@@ -573,8 +646,8 @@ double bytes_per_call(const CommOpCount& op) {
   return 0.0;
 }
 
-double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library, const Hockney& h,
-                             const CollectiveFits& fits) {
+double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library,
+                             const PiecewiseLink& link, const CollectiveFits& fits) {
   double seconds = 0.0;
   for (const CommOpCount& op : ops) {
     if (op.comm_size < 1) {
@@ -588,7 +661,7 @@ double predict_communication(std::span<const CommOpCount> ops, MpiLibrary librar
     }
     if (op.calls == 0) continue;
     seconds += static_cast<double>(op.calls) *
-               call_seconds(library, op.routine, bytes_per_call(op), op.comm_size, h, fits);
+               call_seconds(library, op.routine, bytes_per_call(op), op.comm_size, link, fits);
   }
   return seconds;
 }

@@ -117,19 +117,81 @@ struct AlgorithmCost {
 /// One process communicates nothing: zero terms.
 AlgorithmCost collective_cost(MpiLibrary library, Routine routine, double bytes, int processes);
 
-/// A correction of one collective learnt by calibration (the per-collective
-/// fit): seconds = latency_scale x latency x alpha + bandwidth_scale x
-/// (bandwidth x beta + reduction x gamma).
-struct CollectiveFit {
-  double latency_scale = 1.0;
-  double bandwidth_scale = 1.0;
+/// One message-size band of a link: a message of n <= up_to bytes (the last
+/// band: any n) costs alpha + n beta. Shared memory is not one Hockney link:
+/// the copy runs from the caches up to their size and from memory above it,
+/// and the transport switches from eager to rendezvous at its eager limit, so
+/// each regime gets its own alpha and beta (thesis 5.3.2 uses one Hockney
+/// pair; PLogP's size-dependent gap g(m) is the same idea).
+struct LinkBand {
+  double up_to = 0.0;  ///< largest message of the band, bytes (ignored for the last band)
+  double alpha = 0.0;  ///< seconds
+  double beta = 0.0;   ///< seconds per byte
 };
-using CollectiveFits = std::map<Routine, CollectiveFit>;
 
-/// Seconds of one call: collective_cost priced with `h` and, when `fits`
-/// holds one for the routine, corrected by it.
+/// A link priced by message-size band, with gamma for reductions.
+class PiecewiseLink {
+ public:
+  /// One band: alpha + n beta for every size (the thesis's Hockney model).
+  /// Implicit, so that a Hockney triple prices like before.
+  PiecewiseLink(const Hockney& h = {});  // NOLINT(google-explicit-constructor)
+  /// Bands sorted by up_to. Throws flexmpi::Error (invalid_argument) for no
+  /// bands, a negative or non-finite number, or up_to not increasing.
+  PiecewiseLink(std::vector<LinkBand> bands, double gamma);
+
+  /// The Hockney parameters of the band that holds a message of `bytes`.
+  [[nodiscard]] Hockney at(double bytes) const;
+  [[nodiscard]] const std::vector<LinkBand>& bands() const { return bands_; }
+  [[nodiscard]] double gamma() const { return gamma_; }
+
+ private:
+  std::vector<LinkBand> bands_;
+  double gamma_ = 0.0;
+};
+
+/// The message of one round of an algorithm: bandwidth bytes over latency
+/// steps (e.g. m for a binomial broadcast, m/p for a ring allreduce); the
+/// band a call is priced in. `fallback` when the terms have no latency.
+double step_bytes(const CostTerms& terms, double fallback);
+
+/// One point of a per-collective fit: measured / modelled time at `bytes`.
+struct ScalePoint {
+  double bytes = 0.0;
+  double scale = 1.0;
+};
+
+/// The per-collective fit of calibration (thesis 6.3.1): what the analytic
+/// formula misses on this transport (shared-memory collectives of Open MPI
+/// and MPICH do not send point-to-point messages), as measured / modelled
+/// at the calibrated sizes on `processes` ranks; between two sizes the scale
+/// is interpolated linearly in log2(bytes), outside them the nearest is kept.
+/// A scale corrects one algorithm's formula: when the library switches
+/// algorithm between two calibrated sizes, the neighbour that ran the same
+/// algorithm as `bytes` is used alone.
+struct CollectiveFit {
+  int processes = 2;               ///< communicator size of the calibration
+  std::vector<ScalePoint> points;  ///< sorted by bytes; empty: scale 1
+
+  /// The correction at `bytes`, ignoring algorithm switches.
+  [[nodiscard]] double scale(double bytes) const;
+  /// The correction of `routine` at `bytes` under `library`'s algorithm choice
+  /// on `processes` ranks (see above).
+  [[nodiscard]] double scale(double bytes, MpiLibrary library, Routine routine) const;
+};
+/// Per routine, the fits of each calibrated communicator size (sorted by
+/// processes): a collective on 2 ranks and on 4 oversubscribed ranks of a
+/// 2-core node do not miss the formula by the same factor.
+using CollectiveFits = std::map<Routine, std::vector<CollectiveFit>>;
+
+/// The fit of `routine` calibrated on the communicator size nearest to
+/// `processes` (the larger on a tie), or nullptr when there is none.
+const CollectiveFit* find_fit(const CollectiveFits& fits, Routine routine, int processes);
+
+/// Seconds of one call: collective_cost priced in the band of its step
+/// message (step_bytes) and, when `fits` holds one for the routine
+/// (find_fit), multiplied by its scale at `bytes`.
 double call_seconds(MpiLibrary library, Routine routine, double bytes, int processes,
-                    const Hockney& h, const CollectiveFits& fits = {});
+                    const PiecewiseLink& link, const CollectiveFits& fits = {});
 
 /// The routine whose cost model prices a profiled operation (true), or
 /// false for the completion and probe calls (Wait*, Test*, Probe), whose
@@ -158,8 +220,8 @@ double bytes_per_call(const CommOpCount& op);
 /// Predicted communication time of one process for a profile (thesis 5.3.2):
 /// the sum over operations of calls x call_seconds(bytes per call).
 /// Throws flexmpi::Error for a communicator size < 1.
-double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library, const Hockney& h,
-                             const CollectiveFits& fits = {});
+double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library,
+                             const PiecewiseLink& link, const CollectiveFits& fits = {});
 
 /// The lambda correction of eq. 5.4-5.5: the ratio of the measured to the
 /// predicted communication time of the last sampling interval, applied to

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "flexmpi/error.hpp"
 
@@ -15,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kFormat = "flexmpi-machine-profile";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
 
 // Validation of one document: every message names the source and the key path.
 class Reader {
@@ -78,7 +80,69 @@ class Reader {
   LinkParameters link(const json& parent, const std::string& path, const char* name) const {
     const json& value = object(parent, path, name);
     const std::string key = join(path, name);
-    return {number(value, key, "alpha"), number(value, key, "beta")};
+    LinkParameters link{number(value, key, "alpha"), number(value, key, "beta"), {}};
+    const json& bands = array(value, key, "bands");
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+      const std::string item = key + ".bands[" + std::to_string(i) + "]";
+      const LinkBand band{number(bands[i], item, "up_to"), number(bands[i], item, "alpha"),
+                          number(bands[i], item, "beta")};
+      if (i > 0 && i + 1 < bands.size() && !(band.up_to > link.bands.back().up_to)) {
+        fail(item + ".up_to", "expected more than the previous band's up_to");
+      }
+      link.bands.push_back(band);
+    }
+    return link;
+  }
+
+  const json& array(const json& parent, const std::string& path, const char* name) const {
+    const json& value = member(parent, path, name);
+    if (!value.is_array() || value.empty()) fail(join(path, name), "expected a non-empty array");
+    return value;
+  }
+
+  CollectiveFit fit(const json& value, const std::string& key) const {
+    const double processes = number(value, key, "processes");
+    if (processes < 2 || processes != std::floor(processes)) {
+      fail(key + ".processes", "expected an integer >= 2");
+    }
+    CollectiveFit fit{static_cast<int>(processes), {}};
+    const json& points = array(value, key, "points");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const std::string item = key + ".points[" + std::to_string(i) + "]";
+      fit.points.push_back({number(points[i], item, "bytes"), number(points[i], item, "scale")});
+      if (fit.points.back().bytes <= 0) fail(item + ".bytes", "expected bytes > 0");
+      if (i > 0 && fit.points[i].bytes <= fit.points[i - 1].bytes) {
+        fail(item + ".bytes", "expected more than the previous point's bytes");
+      }
+    }
+    return fit;
+  }
+
+  // "collectives": per routine, the fits by increasing communicator size.
+  CollectiveFits collectives(const json& value) const {
+    if (!value.is_object()) fail("collectives", "expected an object");
+    CollectiveFits fits;
+    for (const auto& [name, list] : value.items()) {
+      const std::string key = "collectives." + name;
+      Routine routine{};
+      try {
+        routine = routine_from_name(name);
+      } catch (const Error& error) {
+        fail(key, error.what());
+      }
+      if (!list.is_array() || list.empty()) {
+        fail(key, "expected a non-empty array of {\"processes\", \"points\"}");
+      }
+      std::vector<CollectiveFit>& out = fits[routine];
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string item = key + "[" + std::to_string(i) + "]";
+        out.push_back(fit(list[i], item));
+        if (i > 0 && out[i].processes <= out[i - 1].processes) {
+          fail(item + ".processes", "expected more than the previous fit's processes");
+        }
+      }
+    }
+    return fits;
   }
 
   static std::string join(const std::string& path, const char* name) {
@@ -88,6 +152,23 @@ class Reader {
  private:
   std::string_view source_;
 };
+
+json link_json(const LinkParameters& link) {
+  json bands = json::array();
+  const std::vector<LinkBand> one = {{0.0, link.alpha, link.beta}};  // no bands: the pair
+  for (const LinkBand& band : link.bands.empty() ? one : link.bands) {
+    bands.push_back({{"up_to", band.up_to}, {"alpha", band.alpha}, {"beta", band.beta}});
+  }
+  return {{"alpha", link.alpha}, {"beta", link.beta}, {"bands", bands}};
+}
+
+json fit_json(const CollectiveFit& fit) {
+  json points = json::array();
+  for (const ScalePoint& point : fit.points) {
+    points.push_back({{"bytes", point.bytes}, {"scale", point.scale}});
+  }
+  return {{"processes", fit.processes}, {"points", points}};
+}
 
 json costs_json(const std::vector<PerProcessCost>& points) {
   json array = json::array();
@@ -105,6 +186,14 @@ Hockney MachineProfile::network(bool across_nodes) const {
   return {link.alpha, link.beta, gamma};
 }
 
+PiecewiseLink MachineProfile::link(bool across_nodes) const {
+  const LinkParameters& link = across_nodes ? inter_node : intra_node;
+  if (link.bands.empty()) return Hockney{link.alpha, link.beta, gamma};
+  std::vector<LinkBand> bands = link.bands;
+  bands.back().up_to = std::numeric_limits<double>::infinity();  // the last takes any size
+  return {std::move(bands), gamma};
+}
+
 CollectiveFits MachineProfile::fits_for(MpiLibrary running) const {
   if (library.empty() || detect_mpi_library(library) != running) return {};
   return collectives;
@@ -119,7 +208,7 @@ MachineProfile MachineProfile::defaults() {
   // No per-collective fits: they belong to one library.
   MachineProfile profile;
   profile.source = "defaults";
-  profile.intra_node = {5e-7, 3e-10};
+  profile.intra_node = {5e-7, 3e-10, {}};
   profile.inter_node = profile.intra_node;
   profile.inter_node_measured = false;
   profile.gamma = 3e-11;
@@ -133,16 +222,17 @@ MachineProfile MachineProfile::defaults() {
 json MachineProfile::to_json() const {
   json fits = json::object();
   for (const auto& [routine, fit] : collectives) {
-    fits[std::string(routine_name(routine))] = {{"latency_scale", fit.latency_scale},
-                                                {"bandwidth_scale", fit.bandwidth_scale}};
+    json list = json::array();
+    for (const CollectiveFit& one : fit) list.push_back(fit_json(one));
+    fits[std::string(routine_name(routine))] = list;
   }
   return {
       {"format", kFormat},
       {"version", kVersion},
       {"library", library},
       {"network",
-       {{"intra_node", {{"alpha", intra_node.alpha}, {"beta", intra_node.beta}}},
-        {"inter_node", {{"alpha", inter_node.alpha}, {"beta", inter_node.beta}}},
+       {{"intra_node", link_json(intra_node)},
+        {"inter_node", link_json(inter_node)},
         {"inter_node_measured", inter_node_measured},
         {"gamma", gamma}}},
       {"collectives", fits},
@@ -159,6 +249,11 @@ MachineProfile parse_machine_profile(const json& document, std::string_view sour
   const json& format = r.member(document, "", "format");
   if (format != kFormat) r.fail("format", "expected \"" + std::string(kFormat) + "\"");
   const json& version = r.member(document, "", "version");
+  if (version == 1) {
+    r.fail("version",
+           "version 1 (one alpha/beta per link) is no longer read: run "
+           "flexmpi-calibrate again to write version 2 (message-size bands)");
+  }
   if (version != kVersion) r.fail("version", "expected " + std::to_string(kVersion));
 
   MachineProfile profile;
@@ -177,18 +272,7 @@ MachineProfile parse_machine_profile(const json& document, std::string_view sour
   profile.gamma = r.number(network, "network", "gamma");
 
   if (const auto it = document.find("collectives"); it != document.end()) {
-    if (!it->is_object()) r.fail("collectives", "expected an object");
-    for (const auto& [name, fit] : it->items()) {
-      const std::string key = "collectives." + name;
-      Routine routine{};
-      try {
-        routine = routine_from_name(name);
-      } catch (const Error& error) {
-        r.fail(key, error.what());
-      }
-      profile.collectives[routine] = {r.number(fit, key, "latency_scale"),
-                                      r.number(fit, key, "bandwidth_scale")};
-    }
+    profile.collectives = r.collectives(*it);
   }
   const json& process = r.object(document, "", "process");
   profile.spawn = r.costs(process, "process", "spawn");

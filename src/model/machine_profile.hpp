@@ -1,6 +1,7 @@
 // The machine profile (thesis 6.3.1): the measured parameters the prediction
 // model prices with -- Hockney alpha and beta within a node and between
-// nodes, gamma for reductions (Table 6.7), per-collective corrections for the
+// nodes, per message-size band (comm_model.hpp, LinkBand), gamma for
+// reductions (Table 6.7), per-collective corrections for the
 // linked MPI, the cost of creating and of removing one process (Table 6.6,
 // eq. 5.6-5.7) and the price of redistributing data (5.3.4).
 // `flexmpi-calibrate` writes it; FLEXMPI_MACHINE_PROFILE names it.
@@ -8,17 +9,26 @@
 // JSON (every key required unless marked optional; all numbers >= 0,
 // seconds and bytes):
 //   {
-//     "format": "flexmpi-machine-profile", "version": 1,
+//     "format": "flexmpi-machine-profile", "version": 2,
 //     "library": "Open MPI v4.1.4, ...",             optional: MPI_Get_library_version
 //     "host": "vm", "created": "2025-...",           optional, informative
 //     "network": {
-//       "intra_node": {"alpha": 4e-7, "beta": 1.5e-10},
-//       "inter_node": {"alpha": 4e-7, "beta": 1.5e-10},
+//       "intra_node": {"alpha": 4e-7, "beta": 1.5e-10,   one pair for every size (the
+//                                                    thesis's Hockney model), and
+//                      "bands": [{"up_to": 4096, "alpha": 4e-7, "beta": 1e-10},
+//                                {"up_to": 1e6, "alpha": 2e-6, "beta": 1e-10}, ...]},
+//                                                    the bands, up_to increasing (the last
+//                                                    band takes any larger message)
+//       "inter_node": {... the same keys ...},
 //       "inter_node_measured": false,                optional: false = copy of intra_node
 //       "gamma": 5e-10
 //     },
-//     "collectives": {"MPI_Bcast": {"latency_scale": 1.2, "bandwidth_scale": 0.9}, ...},
-//                                                    optional: per-collective fits, valid for
+//     "collectives": {"MPI_Bcast": [{"processes": 2,
+//                                    "points": [{"bytes": 8, "scale": 1.2}, ...]},
+//                                   {"processes": 4, ...}], ...},
+//                                                    optional: per-collective fits (measured
+//                                                    / modelled, comm_model.hpp) per calibrated
+//                                                    communicator size, increasing; valid for
 //                                                    "library" only
 //     "process": {
 //       "spawn":  [{"processes": 1, "seconds_per_process": 0.27}, ...],
@@ -27,6 +37,8 @@
 //                                                    when that many are spawned/removed at once
 //     "redistribution": {"latency": 1e-4, "seconds_per_byte": 1e-9}
 //   }
+// Version 1 (one alpha/beta per link, latency/bandwidth-scale fits) is refused
+// with a message that asks for a new calibration.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -40,8 +52,9 @@ namespace flexmpi {
 
 /// Latency and transfer time of one kind of link.
 struct LinkParameters {
-  double alpha = 0.0;  ///< seconds
-  double beta = 0.0;   ///< seconds per byte
+  double alpha = 0.0;           ///< seconds: one Hockney pair for every size
+  double beta = 0.0;            ///< seconds per byte
+  std::vector<LinkBand> bands;  ///< per message-size band; empty: {alpha, beta}
 };
 
 /// Cost per process when `processes` are spawned (or removed) in one operation.
@@ -67,6 +80,9 @@ struct MachineProfile {
   /// The Hockney parameters of a communicator within one node (false) or
   /// spanning nodes (true).
   [[nodiscard]] Hockney network(bool across_nodes) const;
+
+  /// The link within one node (false) or across nodes (true), by band, with gamma.
+  [[nodiscard]] PiecewiseLink link(bool across_nodes) const;
 
   /// The per-collective fits if they were measured with the library family of
   /// `running` (fits of another library are meaningless), else none.

@@ -128,6 +128,14 @@ double redistribution_cost_thesis(std::span<const StructureShape> structures,
   return seconds * lambda;
 }
 
+double redistribution_seconds(const MachineProfile& profile, std::uint64_t messages, double bytes,
+                              bool across_nodes) {
+  if (bytes <= 0.0) return 0.0;
+  return profile.redistribution_latency +
+         static_cast<double>(messages) * profile.network(across_nodes).alpha +
+         bytes * profile.redistribution_seconds_per_byte;
+}
+
 RedistributionEstimate redistribution_cost_planned(std::span<const StructureShape> structures,
                                                    const Decomposition& from,
                                                    const Decomposition& to,
@@ -159,7 +167,10 @@ RedistributionEstimate redistribution_cost_planned(std::span<const StructureShap
       estimate.busiest_messages = messages;
     }
   }
-  estimate.seconds = estimate.moved_bytes > 0.0 ? profile.redistribution_latency + busiest : 0.0;
+  estimate.seconds = estimate.moved_bytes > 0.0
+                         ? redistribution_seconds(profile, estimate.busiest_messages,
+                                                  estimate.busiest_bytes, across_nodes)
+                         : 0.0;
   return estimate;
 }
 

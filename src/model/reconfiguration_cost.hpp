@@ -51,6 +51,12 @@ double redistribution_cost_thesis(std::span<const StructureShape> structures,
                                   const Decomposition& from, const Decomposition& to,
                                   MpiLibrary library, const Hockney& network, double lambda = 1.0);
 
+/// The price of a redistribution whose busiest process sends `messages` and
+/// sends + receives `bytes` (5.3.4): the profile's redistribution latency +
+/// messages x alpha + bytes x seconds per byte; 0 when nothing moves.
+double redistribution_seconds(const MachineProfile& profile, std::uint64_t messages, double bytes,
+                              bool across_nodes = false);
+
 /// The prediction from flexmpi's transfer plan.
 struct RedistributionEstimate {
   double seconds = 0.0;                ///< latency + busiest process's messages and bytes

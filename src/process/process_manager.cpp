@@ -16,7 +16,9 @@
 
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
-#include "core/runtime.hpp"
+#include "core/agreement.hpp"
+#include "core/context.hpp"
+#include "core/decomposition_state.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
@@ -33,28 +35,6 @@ using nlohmann::json;
 constexpr int kJoinTag = 4301;
 // MPI_Info key of XMPI_Spawn that asks for one spawn for all processes (Alg. 2).
 constexpr const char* kBatchKey = "flexmpi_batch";
-
-json bcast_json(const json& value, int root, MPI_Comm comm) {
-  int rank = 0;
-  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  std::string text = rank == root ? value.dump() : std::string();
-  long long length = static_cast<long long>(text.size());
-  check_mpi(PMPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm), "MPI_Bcast (plan size)");
-  text.resize(static_cast<std::size_t>(length));
-  check_mpi(PMPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, comm),
-            "MPI_Bcast (plan)");
-  return json::parse(text);
-}
-
-// The lowest rank of comm whose `failed` is true, or INT_MAX.
-int first_failing(bool failed, MPI_Comm comm) {
-  int rank = 0;
-  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  int first = failed ? rank : INT_MAX;
-  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm),
-            "MPI_Allreduce (agreement)");
-  return first;
-}
 
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -195,7 +175,6 @@ void set_error_handlers(MPI_Comm library, MPI_Comm world, MPI_Comm old_world) {
 struct ProcessManager::Snapshot {
   MPI_Comm library = MPI_COMM_NULL;
   MPI_Comm world = MPI_COMM_NULL;
-  int size = 0;
   std::int64_t rows = -1;
   Decomposition decomposition;
   std::vector<bool> awaiting;
@@ -203,10 +182,16 @@ struct ProcessManager::Snapshot {
   std::vector<double> known_speed;     // rank 0
 };
 
-ProcessManager::ProcessManager(Runtime& runtime) : runtime_(runtime) {
+ProcessManager::ProcessManager(const Config& config, Context& context, DecompositionState& state,
+                               ReconfigurationHooks& loop, std::function<void()> abandon_process)
+    : config_(config),
+      context_(context),
+      state_(state),
+      loop_(loop),
+      abandon_process_(std::move(abandon_process)) {
   check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &self_), "MPI_Comm_dup (self)");
   check_mpi(PMPI_Comm_set_errhandler(self_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  awaiting_data_.assign(static_cast<std::size_t>(runtime.size_), false);
+  awaiting_data_.assign(static_cast<std::size_t>(context.size()), false);
 }
 
 ProcessManager::~ProcessManager() {
@@ -256,7 +241,7 @@ ProcessManager::Blocker ProcessManager::reconfiguration_blocker(bool needs_spawn
   if (needs_spawn_support) {
     if (auto reason = spawn_unsupported_reason()) return {*reason, Errc::unsupported};
   }
-  if (runtime_.monitor_->iteration_open()) {
+  if (loop_.iteration_open()) {
     return {
         "a monitored iteration is open: end it (XMPI_Monitor_iter_end or XMPI_Eval_lbalance) "
         "before changing the processes",
@@ -266,15 +251,11 @@ ProcessManager::Blocker ProcessManager::reconfiguration_blocker(bool needs_spawn
 }
 
 void ProcessManager::agree(Op op, const Blocker& blocker) {
-  const std::string& local_failure = blocker.message;
-  const Errc code = blocker.code;
-  runtime_.api_used_ = true;
-  const MPI_Comm comm = runtime_.library_comm_;
-  int values[3] = {static_cast<int>(op), -static_cast<int>(op),
-                   local_failure.empty() ? INT_MAX : runtime_.rank_};
-  int reduced[3];
+  context_.note_api_call();
+  int values[2] = {static_cast<int>(op), -static_cast<int>(op)};
+  int reduced[2];
   // MIN of (op, -op) gives the smallest and the largest op called.
-  check_mpi(PMPI_Allreduce(values, reduced, 3, MPI_INT, MPI_MIN, comm),
+  check_mpi(PMPI_Allreduce(values, reduced, 2, MPI_INT, MPI_MIN, context_.library_comm()),
             "MPI_Allreduce (agreement)");
   if (reduced[0] != -reduced[1]) {
     throw Error(Errc::bad_state, "the processes called different operations (" +
@@ -282,32 +263,15 @@ void ProcessManager::agree(Op op, const Blocker& blocker) {
                                      "); spawning, removing and handing data over are "
                                      "collective over XMPI_COMM_WORLD");
   }
-  if (reduced[2] == INT_MAX) return;
   // One process cannot take part: everyone reports its reason.
-  const int root = reduced[2];
-  json failure = {{"code", static_cast<int>(code)}, {"message", local_failure}};
-  failure = bcast_json(failure, root, comm);
-  std::string message = failure["message"].get<std::string>();
-  if (root != runtime_.rank_) message += " [on rank " + std::to_string(root) + "]";
-  throw Error(static_cast<Errc>(failure["code"].get<int>()), message);
+  agree_on_failure(blocker.message.empty()
+                       ? std::nullopt
+                       : std::optional<Error>(Error(blocker.code, blocker.message)),
+                   context_.library_comm());
 }
 
 json ProcessManager::decide(const std::function<json()>& at_root) {
-  json result;
-  if (runtime_.rank_ == 0) {
-    try {
-      result = {{"ok", at_root()}};
-    } catch (const Error& e) {
-      result = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
-    } catch (const std::exception& e) {
-      result = {{"code", static_cast<int>(Errc::internal)}, {"message", e.what()}};
-    }
-  }
-  result = bcast_json(result, 0, runtime_.library_comm_);
-  if (!result.contains("ok")) {
-    throw Error(static_cast<Errc>(result["code"].get<int>()), result["message"].get<std::string>());
-  }
-  return result["ok"];
+  return decide_at_root(at_root, context_.library_comm());
 }
 
 void ProcessManager::ensure_process_table() {
@@ -315,34 +279,34 @@ void ProcessManager::ensure_process_table() {
   // Before the first reconfiguration every process belongs to the initial set.
   std::string name = processor_name();
   name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
-  std::vector<char> all(
-      runtime_.rank_ == 0 ? static_cast<std::size_t>(runtime_.size_) * MPI_MAX_PROCESSOR_NAME : 0);
+  std::vector<char> all(context_.rank() == 0
+                            ? static_cast<std::size_t>(context_.size()) * MPI_MAX_PROCESSOR_NAME
+                            : 0);
   check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
-                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, runtime_.library_comm_),
+                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, context_.library_comm()),
             "MPI_Gather (hosts)");
-  if (runtime_.rank_ == 0) {
-    for (int p = 0; p < runtime_.size_; ++p) {
+  if (context_.rank() == 0) {
+    for (int p = 0; p < context_.size(); ++p) {
       initial_hosts_.emplace_back(all.data() +
                                   static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME);
     }
-    known_speed_.assign(static_cast<std::size_t>(runtime_.size_), 0.0);
+    known_speed_.assign(static_cast<std::size_t>(context_.size()), 0.0);
   }
   table_ready_ = true;
 }
 
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
-    const Config& config = runtime_.config_;
     std::vector<NodeDescription> nodes;
-    if (!config.hostfile.empty()) {
+    if (!config_.hostfile.empty()) {
       try {
-        nodes = read_hostfile(config.hostfile);
+        nodes = read_hostfile(config_.hostfile);
       } catch (const std::exception& e) {
         throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
       }
     }
     scheduler_ =
-        std::make_unique<Scheduler>(std::move(nodes), parse_scheduling_policy(config.scheduler));
+        std::make_unique<Scheduler>(std::move(nodes), parse_scheduling_policy(config_.scheduler));
     scheduler_->set_initial_processes(initial_hosts_);
   }
   return *scheduler_;
@@ -351,28 +315,16 @@ Scheduler& ProcessManager::scheduler() {
 // ---- speeds and decompositions (rank 0) ------------------------------------------
 
 void ProcessManager::refresh_known_speeds() {
-  const auto& last = runtime_.last_interval_;
-  // Intervals measured since the last reconfiguration replace what was
-  // known: the balancer's median over those on the current blocks (one
-  // interval alone can be a disturbed one), else the latest interval.
-  if (!last || last->index < speed_interval_mark_ ||
-      last->processes.size() != static_cast<std::size_t>(runtime_.size_)) {
-    return;
-  }
-  std::vector<double> speeds = runtime_.balancer_->evidence_speeds();
-  if (speeds.size() != last->processes.size()) {
-    speeds.clear();
-    for (const ProcessInterval& p : last->processes) {
-      speeds.push_back(p.speed(runtime_.config_.dedicated_threshold));
-    }
-  }
+  // Speeds measured since the last reconfiguration replace what was known.
+  const std::vector<double> speeds = loop_.fresh_speeds();
+  if (speeds.empty()) return;
   known_speed_.resize(speeds.size(), 0.0);
   for (std::size_t p = 0; p < speeds.size(); ++p) known_speed_[p] = std::max(0.0, speeds[p]);
 }
 
 std::vector<double> ProcessManager::estimated_speeds() {
   refresh_known_speeds();
-  known_speed_.resize(static_cast<std::size_t>(runtime_.size_), 0.0);
+  known_speed_.resize(static_cast<std::size_t>(context_.size()), 0.0);
   // A process never measured is assumed as fast as the measured ones of its
   // node class, else as the average measured one (thesis 5.2.1); with no
   // measurement at all every process counts the same.
@@ -404,7 +356,7 @@ std::vector<double> ProcessManager::estimated_speeds() {
 }
 
 Decomposition ProcessManager::proportional_decomposition(const std::vector<double>& shares) const {
-  return blocks_from_counts(proportional_counts(runtime_.global_rows_, shares, 1));
+  return blocks_from_counts(proportional_counts(state_.global_rows(), shares, 1));
 }
 
 // ---- spawning ------------------------------------------------------------------------
@@ -447,21 +399,14 @@ void ProcessManager::spawn(const SpawnRequest& request) {
 
 void ProcessManager::spawn_planned(const json& plan) {
   const double start = wall_seconds();
-  const int before = runtime_.size_;
+  const int before = context_.size();
   const int steps = plan["steps"].get<int>();
   run_spawn_steps(steps, false);
-  trace_reconfiguration({{"action", "spawn"},
-                         {"nprocs_before", before},
-                         {"nprocs", runtime_.size_},
-                         {"spawn_calls", steps},
-                         {"seconds", wall_seconds() - start}});
-}
-
-void ProcessManager::trace_reconfiguration(json event) {
-  Runtime& rt = runtime_;
-  if (rt.rank_ != 0) return;
-  event["iteration"] = rt.monitor_->iterations_monitored();
-  rt.reconfigurations_.push_back(std::move(event));
+  loop_.record_reconfiguration({{"action", "spawn"},
+                                {"nprocs_before", before},
+                                {"nprocs", context_.size()},
+                                {"spawn_calls", steps},
+                                {"seconds", wall_seconds() - start}});
 }
 
 MPI_Comm ProcessManager::spawn_one_step(int step) {
@@ -528,17 +473,15 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
 }
 
 void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
-  Runtime& rt = runtime_;
   Snapshot snapshot;
-  snapshot.library = rt.library_comm_;
+  snapshot.library = context_.library_comm();
   snapshot.world = XMPI_COMM_WORLD;
-  snapshot.size = rt.size_;
-  snapshot.rows = rt.global_rows_;
-  snapshot.decomposition = rt.decomposition_;
+  snapshot.rows = state_.global_rows();
+  snapshot.decomposition = state_.blocks();
   snapshot.awaiting = awaiting_data_;
-  if (rt.rank_ == 0) {
+  if (context_.rank() == 0) {
     // The speeds of the processes measured before the spawn, from the
-    // latest interval: after it (after_reconfiguration) that interval
+    // latest interval: after it (restart_after_reconfiguration) that interval
     // belongs to the old process set and is no longer read.
     refresh_known_speeds();
     snapshot.scheduler = scheduler();
@@ -549,17 +492,17 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     MPI_Comm peer = MPI_COMM_NULL;
     json outcome = json::object();
     const double step_start = wall_seconds();
-    if (rt.rank_ == 0) {
+    if (context_.rank() == 0) {
       try {
         peer = spawn_one_step(step);
-        rt.log_->debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
-                       1e3 * (wall_seconds() - step_start));
+        context_.log().debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
+                             1e3 * (wall_seconds() - step_start));
         outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
       } catch (const Error& e) {
         outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
       }
     }
-    outcome = bcast_json(outcome, 0, rt.library_comm_);
+    outcome = broadcast_json(outcome, 0, context_.library_comm());
     if (!outcome.contains("new")) {
       roll_back(snapshot, newcomer);
       throw Error(static_cast<Errc>(outcome["code"].get<int>()),
@@ -568,43 +511,43 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     const int fresh = outcome["new"].get<int>();
     // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-    check_mpi(PMPI_Intercomm_create(rt.library_comm_, 0, peer, 1, kJoinTag, &inter),
+    check_mpi(PMPI_Intercomm_create(context_.library_comm(), 0, peer, 1, kJoinTag, &inter),
               "MPI_Intercomm_create (join)");
     check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
     free_comm(inter);
     free_comm(peer);
     // What the new processes need (the others read the same).
     json join;
-    if (rt.rank_ == 0) {
-      Decomposition blocks = rt.decomposition_;
+    if (context_.rank() == 0) {
+      Decomposition blocks = state_.blocks();
       std::vector<bool> awaiting = awaiting_data_;
       for (int k = 0; k < fresh; ++k) {
-        if (!blocks.empty()) blocks.push_back({0, rt.global_rows_});
+        if (!blocks.empty()) blocks.push_back({0, state_.global_rows()});
         awaiting.push_back(true);
       }
       join = {{"remaining", steps - step - 1},
               {"env", flexmpi_environment()},
-              {"rows", rt.global_rows_},
+              {"rows", state_.global_rows()},
               {"decomposition", to_json(blocks)},
               {"awaiting", awaiting}};
     }
-    join = bcast_json(join, 0, merged);
+    join = broadcast_json(join, 0, merged);
     // The new processes check their settings, then create their runtime,
     // whose two MPI_Comm_dup calls these mirror (Runtime's constructor).
-    int failing = first_failing(false, merged);
+    std::optional<int> failing = first_failing_rank(false, merged);
     MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
-    if (failing == INT_MAX) {
+    if (!failing) {
       check_mpi(PMPI_Comm_dup(merged, &library), "MPI_Comm_dup");
       check_mpi(PMPI_Comm_dup(merged, &world), "MPI_Comm_dup");
-      failing = first_failing(false, merged);
+      failing = first_failing_rank(false, merged);
     }
-    if (failing != INT_MAX) {
+    if (failing) {
       free_comm(library);
       free_comm(world);
       free_comm(merged);
       roll_back(snapshot, newcomer);
       throw Error(Errc::mpi_failure,
-                  "a spawned process could not start flexmpi (rank " + std::to_string(failing) +
+                  "a spawned process could not start flexmpi (rank " + std::to_string(*failing) +
                       " of the new communicator; its standard error says why): spawn undone");
     }
     // Rank 0 learns where the new processes run.
@@ -613,11 +556,11 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     int merged_size = 0;
     PMPI_Comm_size(merged, &merged_size);
     std::vector<char> names(
-        rt.rank_ == 0 ? static_cast<std::size_t>(merged_size) * MPI_MAX_PROCESSOR_NAME : 0);
+        context_.rank() == 0 ? static_cast<std::size_t>(merged_size) * MPI_MAX_PROCESSOR_NAME : 0);
     check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
                           MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
               "MPI_Gather (hosts)");
-    if (rt.rank_ == 0) {
+    if (context_.rank() == 0) {
       std::vector<std::string> hosts;
       const int first = prepared_->batch ? 0 : step;
       for (int k = 0; k < fresh; ++k) {
@@ -632,151 +575,123 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
       known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
     }
     // The communicators of the call's start stay until it succeeds (roll_back).
-    if (rt.library_comm_ != snapshot.library) free_comm(rt.library_comm_);
-    if (XMPI_COMM_WORLD != snapshot.world) free_comm(XMPI_COMM_WORLD);
+    release_unless_snapshot(snapshot);
     adopt(library, world, join, false);
     set_error_handlers(library, world, snapshot.world);
     free_comm(merged);
-    if (rt.rank_ == 0) {
-      rt.log_->debug("spawn step {}: {} process(es) joined in {:.1f} ms", step, fresh,
-                     1e3 * (wall_seconds() - step_start));
+    if (context_.rank() == 0) {
+      context_.log().debug("spawn step {}: {} process(es) joined in {:.1f} ms", step, fresh,
+                           1e3 * (wall_seconds() - step_start));
     }
   }
   // Success: the communicators of the call's start go.
-  if (rt.library_comm_ != snapshot.library) PMPI_Comm_free(&snapshot.library);
+  if (context_.library_comm() != snapshot.library) PMPI_Comm_free(&snapshot.library);
   if (XMPI_COMM_WORLD != snapshot.world) PMPI_Comm_free(&snapshot.world);
-  if (rt.rank_ == 0 && prepared_) {
+  if (context_.rank() == 0 && prepared_) {
     if (prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
     prepared_.reset();
   }
 }
 
 void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, bool newcomer) {
-  Runtime& rt = runtime_;
-  rt.library_comm_ = library;
-  XMPI_COMM_WORLD = world;
-  check_mpi(PMPI_Comm_rank(library, &rt.rank_), "MPI_Comm_rank");
-  check_mpi(PMPI_Comm_size(library, &rt.size_), "MPI_Comm_size");
-  rt.global_rows_ = join["rows"].get<std::int64_t>();
-  rt.decomposition_ = from_json(join["decomposition"]);
+  context_.rebind(library, world);
+  state_.assign(join["rows"].get<std::int64_t>(), from_json(join["decomposition"]), newcomer);
   awaiting_data_ = join["awaiting"].get<std::vector<bool>>();
   if (newcomer) {
     status_ = ProcessStatus::newly_spawned;
     table_ready_ = true;  // rank 0 has had it since the first spawn
-    if (!rt.decomposition_.empty()) {
-      rt.data_.set_local_block(rt.decomposition_[static_cast<std::size_t>(rt.rank_)]);
-    }
   }
-  rt.log_->set_pattern("[flexmpi " + std::to_string(rt.rank_) + "] %v");
-  after_reconfiguration();
+  loop_.restart_after_reconfiguration();
 }
 
-void ProcessManager::after_reconfiguration() {
-  Runtime& rt = runtime_;
-  // A new set of processes starts a new sampling interval on every process,
-  // so that interval boundaries (collective) stay aligned; the interference
-  // history of the old set is void.
-  (void)rt.monitor_->take_interval();
-  rt.interval_traced_ = true;
-  rt.balancer_->reset_history();
-  speed_interval_mark_ = rt.intervals_closed_;
+void ProcessManager::release_unless_snapshot(const Snapshot& snapshot) {
+  // The communicators of the call's start stay until it succeeds (roll_back).
+  MPI_Comm library = context_.library_comm();
+  if (library != snapshot.library) free_comm(library);
+  if (XMPI_COMM_WORLD != snapshot.world) free_comm(XMPI_COMM_WORLD);
 }
 
 void ProcessManager::roll_back(Snapshot& snapshot, bool newcomer) {
-  Runtime& rt = runtime_;
   if (newcomer) {
     // A process spawned by this call leaves: it never existed for the application.
     // Every communicator it shares with the others must be freed first: Open
     // MPI's MPI_Finalize releases the live ones with messages to the other
     // processes, which arrive on communicators they have freed and crash a
     // later communicator that reuses the context id.
-    rt.log_->debug("spawn undone: this process finalizes");
-    if (snapshot.library != rt.library_comm_) free_comm(snapshot.library);
+    context_.log().debug("spawn undone: this process finalizes");
+    if (snapshot.library != context_.library_comm()) free_comm(snapshot.library);
     if (snapshot.world != XMPI_COMM_WORLD) free_comm(snapshot.world);
-    Runtime::instance_ = nullptr;
-    delete &rt;  // frees the current communicators (and this object): touch nothing after
-    PMPI_Finalize();
-    std::exit(EXIT_SUCCESS);
+    abandon_process_();  // ends the process: touch nothing after
   }
-  const bool changed = rt.library_comm_ != snapshot.library;
-  if (rt.library_comm_ != snapshot.library) free_comm(rt.library_comm_);
-  if (XMPI_COMM_WORLD != snapshot.world) free_comm(XMPI_COMM_WORLD);
-  rt.library_comm_ = snapshot.library;
-  XMPI_COMM_WORLD = snapshot.world;
-  rt.size_ = snapshot.size;
-  rt.global_rows_ = snapshot.rows;
-  rt.decomposition_ = snapshot.decomposition;
+  const bool changed = context_.library_comm() != snapshot.library;
+  release_unless_snapshot(snapshot);
+  context_.rebind(snapshot.library, snapshot.world);
+  state_.assign(snapshot.rows, snapshot.decomposition);
   awaiting_data_ = snapshot.awaiting;
-  if (rt.rank_ == 0) {
+  if (context_.rank() == 0) {
     if (snapshot.scheduler) *scheduler_ = *snapshot.scheduler;
     known_speed_ = snapshot.known_speed;
     if (prepared_ && prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
     prepared_.reset();
   }
-  if (changed) after_reconfiguration();
+  if (changed) loop_.restart_after_reconfiguration();
 }
 
-void ProcessManager::start_spawned(int thread_level) {
+ProcessManager::ParentJoin ProcessManager::join_parents() {
   MPI_Comm parent = MPI_COMM_NULL;
   check_mpi(PMPI_Comm_get_parent(&parent), "MPI_Comm_get_parent");
   // Merge with rank 0 (which spawned us), then join all the others through it.
-  MPI_Comm peer = MPI_COMM_NULL, siblings = MPI_COMM_NULL, inter = MPI_COMM_NULL,
-           merged = MPI_COMM_NULL;
+  MPI_Comm peer = MPI_COMM_NULL, siblings = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  ParentJoin joined;
   check_mpi(PMPI_Intercomm_merge(parent, 1, &peer), "MPI_Intercomm_merge (spawned)");
   check_mpi(PMPI_Comm_disconnect(&parent), "MPI_Comm_disconnect (parent)");
   check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &siblings), "MPI_Comm_dup");
   check_mpi(PMPI_Intercomm_create(siblings, 0, peer, 0, kJoinTag, &inter),
             "MPI_Intercomm_create (spawned)");
-  check_mpi(PMPI_Intercomm_merge(inter, 1, &merged), "MPI_Intercomm_merge (spawned)");
+  check_mpi(PMPI_Intercomm_merge(inter, 1, &joined.merged), "MPI_Intercomm_merge (spawned)");
   free_comm(inter);
   free_comm(peer);
   free_comm(siblings);
-  const json join = bcast_json(json(), 0, merged);
-  apply_environment(join["env"]);
-
-  int rank = 0;
-  PMPI_Comm_rank(merged, &rank);
-  auto give_up = [&](const std::string& failure, int first) {
-    if (first == rank) std::fprintf(stderr, "flexmpi (spawned process): %s\n", failure.c_str());
-    free_comm(merged);
-    PMPI_Finalize();
-    std::exit(first == rank ? EXIT_FAILURE : EXIT_SUCCESS);
-  };
-  // Agreement 1: the settings (before the runtime's collective MPI_Comm_dup calls).
+  joined.join = broadcast_json(json(), 0, joined.merged);
+  apply_environment(joined.join["env"]);
+  // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.
   std::string failure;
   try {
     (void)load_config_from_environment();
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  int first = first_failing(!failure.empty(), merged);
-  if (first != INT_MAX) give_up(failure, first);
-  // Agreement 2: the runtime, built on the merged communicator.
-  try {
-    Runtime::instance_ = new Runtime(thread_level, merged);
-  } catch (const std::exception& e) {
-    failure = e.what();
+  if (auto first = first_failing_rank(!failure.empty(), joined.merged)) {
+    abandon_join(joined, failure, *first);
   }
-  first = first_failing(!failure.empty(), merged);
-  if (first != INT_MAX) {
-    delete Runtime::instance_;
-    Runtime::instance_ = nullptr;
-    give_up(failure, first);
+  return joined;
+}
+
+void ProcessManager::abandon_join(ParentJoin& joined, const std::string& failure,
+                                  int first_failing) {
+  int rank = 0;
+  PMPI_Comm_rank(joined.merged, &rank);
+  if (first_failing == rank) {
+    std::fprintf(stderr, "flexmpi (spawned process): %s\n", failure.c_str());
   }
+  free_comm(joined.merged);
+  PMPI_Finalize();
+  std::exit(first_failing == rank ? EXIT_FAILURE : EXIT_SUCCESS);
+}
+
+void ProcessManager::finish_join(ParentJoin& joined) {
   std::string name = processor_name();
   name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
   check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, nullptr,
-                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
+                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, joined.merged),
             "MPI_Gather (hosts)");
-  Runtime& rt = *Runtime::instance_;
-  ProcessManager& self = *rt.processes_;
-  self.adopt(rt.library_comm_, XMPI_COMM_WORLD, join, true);
-  check_mpi(PMPI_Comm_set_errhandler(rt.library_comm_, MPI_ERRORS_RETURN),
+  adopt(context_.library_comm(), XMPI_COMM_WORLD, joined.join, true);
+  check_mpi(PMPI_Comm_set_errhandler(context_.library_comm(), MPI_ERRORS_RETURN),
             "MPI_Comm_set_errhandler");
-  free_comm(merged);
+  free_comm(joined.merged);
   // The spawns left in this XMPI_Spawn call are collective over us too.
-  const int remaining = join["remaining"].get<int>();
-  if (remaining > 0) self.run_spawn_steps(remaining, true);
+  const int remaining = joined.join["remaining"].get<int>();
+  if (remaining > 0) run_spawn_steps(remaining, true);
 }
 
 // ---- removal -------------------------------------------------------------------------
@@ -784,7 +699,7 @@ void ProcessManager::start_spawned(int thread_level) {
 json ProcessManager::plan_removal(const std::vector<int>& ranks) {
   scheduler().check_removable(ranks);
   json plan = {{"victims", ranks}};
-  if (!runtime_.decomposition_.empty()) {
+  if (!state_.blocks().empty()) {
     // The rows of the removed processes go to the others in proportion to
     // their power; the removed ones keep none (not even the minimum of one row).
     const std::vector<double> speeds = estimated_speeds();
@@ -793,7 +708,7 @@ json ProcessManager::plan_removal(const std::vector<int>& ranks) {
     for (std::size_t p = 0; p < speeds.size(); ++p) {
       if (!gone.contains(static_cast<int>(p))) shares.push_back(speeds[p]);
     }
-    const std::vector<std::int64_t> kept = proportional_counts(runtime_.global_rows_, shares, 1);
+    const std::vector<std::int64_t> kept = proportional_counts(state_.global_rows(), shares, 1);
     std::vector<std::int64_t> counts;
     for (std::size_t p = 0, k = 0; p < speeds.size(); ++p) {
       counts.push_back(gone.contains(static_cast<int>(p)) ? 0 : kept[k++]);
@@ -825,47 +740,40 @@ void ProcessManager::remove_ranks(std::span<const int> ranks) {
 }
 
 void ProcessManager::apply_removal(const json& plan) {
-  Runtime& rt = runtime_;
   const double start = wall_seconds();
-  const int before = rt.size_;
+  const int before = context_.size();
   const std::vector<int> victims = plan["victims"].get<std::vector<int>>();
   const std::set<int> gone(victims.begin(), victims.end());
-  const bool leaving = gone.contains(rt.rank_);
-  if (plan.contains("target")) {
-    // Their data first: if it fails, nothing else has changed.
-    const Decomposition target = from_json(plan["target"]);
-    rt.data_.redistribute(rt.decomposition_, target, rt.library_comm_);
-    rt.decomposition_ = target;
-  }
+  const bool leaving = gone.contains(context_.rank());
+  // Their data first: if it fails, nothing else has changed.
+  if (plan.contains("target")) state_.move_to(from_json(plan["target"]));
   // Alg. 3 lines 8-12: a communicator without them.
   MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
-  check_mpi(PMPI_Comm_split(rt.library_comm_, leaving ? MPI_UNDEFINED : 0, rt.rank_, &library),
+  check_mpi(PMPI_Comm_split(context_.library_comm(), leaving ? MPI_UNDEFINED : 0, context_.rank(),
+                            &library),
             "MPI_Comm_split (remove)");
   if (!leaving) {
     check_mpi(PMPI_Comm_dup(library, &world), "MPI_Comm_dup (remove)");
     set_error_handlers(library, world, XMPI_COMM_WORLD);
   }
-  free_comm(rt.library_comm_);
+  MPI_Comm old_library = context_.library_comm();
+  free_comm(old_library);
   free_comm(XMPI_COMM_WORLD);
   if (leaving) {
     become_removed();
     return;
   }
-  rt.library_comm_ = library;
-  XMPI_COMM_WORLD = world;
+  context_.rebind(library, world);
   Decomposition blocks;
   std::vector<bool> awaiting;
   for (std::size_t p = 0; p < awaiting_data_.size(); ++p) {
     if (gone.contains(static_cast<int>(p))) continue;
-    if (!rt.decomposition_.empty()) blocks.push_back(rt.decomposition_[p]);
+    if (!state_.blocks().empty()) blocks.push_back(state_.blocks()[p]);
     awaiting.push_back(awaiting_data_[p]);
   }
-  rt.decomposition_ = std::move(blocks);
+  state_.assign(state_.global_rows(), std::move(blocks));
   awaiting_data_ = std::move(awaiting);
-  check_mpi(PMPI_Comm_rank(library, &rt.rank_), "MPI_Comm_rank");
-  check_mpi(PMPI_Comm_size(library, &rt.size_), "MPI_Comm_size");
-  rt.log_->set_pattern("[flexmpi " + std::to_string(rt.rank_) + "] %v");
-  if (rt.rank_ == 0) {
+  if (context_.rank() == 0) {
     scheduler().remove(victims);
     std::vector<double> speeds;
     for (std::size_t p = 0; p < known_speed_.size(); ++p) {
@@ -873,50 +781,40 @@ void ProcessManager::apply_removal(const json& plan) {
     }
     known_speed_ = std::move(speeds);
   }
-  if (!rt.decomposition_.empty()) rt.update_work({});
-  after_reconfiguration();
-  trace_reconfiguration({{"action", "remove"},
-                         {"nprocs_before", before},
-                         {"nprocs", rt.size_},
-                         {"removed_ranks", victims},
-                         {"seconds", wall_seconds() - start}});
+  state_.update_work({});
+  loop_.restart_after_reconfiguration();
+  loop_.record_reconfiguration({{"action", "remove"},
+                                {"nprocs_before", before},
+                                {"nprocs", context_.size()},
+                                {"removed_ranks", victims},
+                                {"seconds", wall_seconds() - start}});
 }
 
 void ProcessManager::become_removed() {
-  Runtime& rt = runtime_;
   // A communicator of its own, so that MPI_Finalize (and the runtime's last
-  // collective, the profile) waits for nobody.
-  check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &rt.library_comm_), "MPI_Comm_dup (removed)");
-  XMPI_COMM_WORLD = MPI_COMM_NULL;
+  // collective, the profile) waits for nobody. Rank 0 of the application
+  // writes the profile; this process (rank 0 of its own communicator now)
+  // does not (the runtime asks status()).
+  MPI_Comm alone = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &alone), "MPI_Comm_dup (removed)");
+  context_.rebind(alone, MPI_COMM_NULL, "removed");
+  context_.note_api_call();
   status_ = ProcessStatus::removed;
-  rt.rank_ = 0;
-  rt.size_ = 1;
-  rt.decomposition_.clear();
-  rt.global_rows_ = -1;
-  rt.data_.clear();
-  rt.work_units_ = 0.0;
+  state_.clear();
   awaiting_data_.assign(1, false);
-  // Rank 0 of the application writes its profile; this process, rank 0 of
-  // its own communicator now, must not write (or overwrite) it.
-  rt.config_.profile.clear();
-  rt.api_used_ = true;
-  rt.log_->set_pattern("[flexmpi removed] %v");
-  after_reconfiguration();
+  loop_.restart_after_reconfiguration();
 }
 
 // ---- handing data to new processes ----------------------------------------------------
 
 int ProcessManager::apply_data(const json& plan) {
-  Runtime& rt = runtime_;
   if (plan.contains("target")) {
-    const Decomposition target = from_json(plan["target"]);
-    rt.data_.redistribute(rt.decomposition_, target, rt.library_comm_);
-    rt.decomposition_ = target;
-    rt.update_work({});
+    state_.move_to(from_json(plan["target"]));
+    state_.update_work({});
   }
   awaiting_data_.assign(awaiting_data_.size(), false);
   if (status_ == ProcessStatus::newly_spawned) status_ = ProcessStatus::running;
-  after_reconfiguration();
+  loop_.restart_after_reconfiguration();
   return plan["iteration"].get<int>();
 }
 
@@ -934,14 +832,12 @@ RowBlock ProcessManager::send_data(int iteration) {
   ensure_process_table();
   const json plan = decide([&] {
     json p = {{"iteration", iteration}};
-    if (!runtime_.decomposition_.empty())
+    if (!state_.blocks().empty())
       p["target"] = to_json(proportional_decomposition(estimated_speeds()));
     return p;
   });
   apply_data(plan);
-  const Runtime& rt = runtime_;
-  return rt.decomposition_.empty() ? RowBlock{}
-                                   : rt.decomposition_[static_cast<std::size_t>(rt.rank_)];
+  return state_.own_block();
 }
 
 int ProcessManager::get_data() {
@@ -1006,11 +902,7 @@ RowBlock ProcessManager::reconfigure(const std::map<std::string, int>& target, i
     if (status_ == ProcessStatus::removed) return {};
   }
   spawn_count = plan["spawn"].get<int>();
-  if (spawn_count == 0) {
-    const Runtime& rt = runtime_;
-    return rt.decomposition_.empty() ? RowBlock{}
-                                     : rt.decomposition_[static_cast<std::size_t>(rt.rank_)];
-  }
+  if (spawn_count == 0) return state_.own_block();
   SpawnRequest request = how;
   request.nprocs = spawn_count;
   request.node_classes = plan["classes"].get<std::vector<std::string>>();

@@ -55,6 +55,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -65,11 +66,14 @@
 
 #include "core/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"
+#include "process/reconfiguration_hooks.hpp"
 #include "scheduler/scheduler.hpp"
 
 namespace flexmpi {
 
-class Runtime;
+struct Config;
+class Context;
+class DecompositionState;
 
 /// What XMPI_Spawn asks for; only rank 0's request counts (thesis Fig. 4.9).
 struct SpawnRequest {
@@ -83,7 +87,12 @@ struct SpawnRequest {
 
 class ProcessManager {
  public:
-  explicit ProcessManager(Runtime& runtime);
+  /// Works on the runtime's context (communicators, rank, size) and
+  /// decomposition, and tells the adaptation loop about every change.
+  /// abandon_process: ends this process at once (a process whose spawn was
+  /// undone); it does not return.
+  ProcessManager(const Config& config, Context& context, DecompositionState& state,
+                 ReconfigurationHooks& loop, std::function<void()> abandon_process);
   ~ProcessManager();
   ProcessManager(const ProcessManager&) = delete;
   ProcessManager& operator=(const ProcessManager&) = delete;
@@ -113,8 +122,22 @@ class ProcessManager {
 
   /// Whether this process was started by XMPI_Spawn (it has a parent).
   static bool is_spawned_process();
-  /// MPI_Init of a spawned process: joins the parents and creates its runtime.
-  static void start_spawned(int thread_level);
+  /// What a spawned process receives from its parents in MPI_Init.
+  struct ParentJoin {
+    MPI_Comm merged = MPI_COMM_NULL;  ///< the parents and the new processes
+    nlohmann::json join;              ///< settings, decomposition, spawns left
+  };
+  /// MPI_Init of a spawned process, before its runtime exists: joins the
+  /// parents, takes their FLEXMPI_* settings and agrees on them (a process
+  /// whose settings fail ends here, with all the new ones).
+  static ParentJoin join_parents();
+  /// Ends every new process of a join that failed (collective over the
+  /// merged communicator); the lowest failing rank prints `failure`.
+  [[noreturn]] static void abandon_join(ParentJoin& joined, const std::string& failure,
+                                        int first_failing);
+  /// MPI_Init of a spawned process, once its runtime exists: takes its place
+  /// in the decomposition and in the spawns left of the parents' call.
+  void finish_join(ParentJoin& joined);
   /// Why this MPI library cannot spawn processes, if it cannot.
   static std::optional<std::string> spawn_unsupported_reason();
   /// Tests only: on rank 0, step `step` (0-based) of the next spawn fails as
@@ -155,16 +178,18 @@ class ProcessManager {
   void apply_removal(const nlohmann::json& plan);
   int apply_data(const nlohmann::json& plan);
   void become_removed();
-  void after_reconfiguration();
+  /// Frees the current communicators unless they are the snapshot's.
+  void release_unless_snapshot(const Snapshot& snapshot);
   /// Runs a plan_spawn plan on every process (rank 0 spawns).
   void spawn_planned(const nlohmann::json& plan);
-  /// Rank 0: a spawn or removal for the trace (SPEC 5: process count), in
-  /// the record of the next traced interval.
-  void trace_reconfiguration(nlohmann::json event);
 
   static inline int injected_failure_step_ = -1;
 
-  Runtime& runtime_;
+  const Config& config_;
+  Context& context_;
+  DecompositionState& state_;
+  ReconfigurationHooks& loop_;
+  std::function<void()> abandon_process_;
   ProcessStatus status_ = ProcessStatus::running;
   MPI_Comm self_ = MPI_COMM_NULL;  // MPI_COMM_SELF duplicate, errors returned: rank 0 spawns on it
   bool table_ready_ = false;
@@ -174,7 +199,6 @@ class ProcessManager {
   std::vector<std::string> initial_hosts_;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<double> known_speed_;  // per rank, 0: unknown
-  int speed_interval_mark_ = 0;      // intervals closed before the last reconfiguration
   struct PreparedSpawn {
     std::string command;
     std::vector<std::string> argv;

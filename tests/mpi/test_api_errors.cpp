@@ -126,7 +126,7 @@ TEST(ApiErrors, RegisteringANullBufferThatHoldsRowsIsAnArgumentError) {
   EXPECT_EQ(XMPI_Register_vector(&none, 10, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("NULL"));
   EXPECT_EQ(XMPI_Register_dense(&none, 10, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_ERR_ARG);
-  EXPECT_EQ(runtime().data().structure_count(), 0u);  // nothing was registered
+  EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
 }
 
 TEST(ApiErrors, SendDataWithoutASpawnIsAStateError) {

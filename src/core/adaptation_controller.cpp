@@ -1,0 +1,182 @@
+#include "core/adaptation_controller.hpp"
+
+#include <array>
+#include <utility>
+
+#include "config/config.hpp"
+#include "core/context.hpp"
+#include "core/decomposition_state.hpp"
+#include "flexmpi/error.hpp"
+#include "monitoring/clock.hpp"
+#include "monitoring/monitor.hpp"
+
+namespace flexmpi {
+
+AdaptationController::AdaptationController(const Config& config, Context& context,
+                                           DecompositionState& state, Monitor& monitor,
+                                           std::string metric_name)
+    : config_(config),
+      context_(context),
+      state_(state),
+      monitor_(monitor),
+      metric_name_(std::move(metric_name)),
+      policy_(make_policy(config.policy, config)) {
+  if (context_.rank() == 0 && !config_.trace.empty()) {
+    trace_ = std::make_unique<TraceWriter>(config_.trace);
+  }
+}
+
+void AdaptationController::begin_iteration(std::span<const std::string> events,
+                                           bool closed_by_evaluate) {
+  context_.note_api_call();
+  monitor_.begin(events);
+  iteration_from_si_init_ = closed_by_evaluate;
+  trace_interval({});  // an interval nobody evaluated is traced as it was
+}
+
+void AdaptationController::end_iteration(std::span<long long> counts) {
+  monitor_.end(counts);
+  if (monitor_.interval_complete()) close_interval();
+}
+
+void AdaptationController::close_interval() {
+  ProcessInterval local = monitor_.take_interval();
+  local.rank = context_.rank();
+  local.host_id = context_.host_id();
+  local.node_cores = context_.node_cores();
+  std::array<double, ProcessInterval::kFieldCount> packed{};
+  local.pack(packed);
+  const int size = context_.size();
+  std::vector<double> all(static_cast<std::size_t>(size) * ProcessInterval::kFieldCount);
+  check_mpi(PMPI_Allgather(packed.data(), ProcessInterval::kFieldCount, MPI_DOUBLE, all.data(),
+                           ProcessInterval::kFieldCount, MPI_DOUBLE, context_.library_comm()),
+            "MPI_Allgather (interval exchange)");
+  IntervalReport report;
+  report.index = intervals_closed_++;
+  report.first_iteration = monitor_.iterations_monitored() - local.iterations;
+  report.metric_name = metric_name_;
+  for (int p = 0; p < size; ++p) {
+    report.processes.push_back(
+        ProcessInterval::unpack(std::span<const double, ProcessInterval::kFieldCount>(
+            all.data() + static_cast<std::size_t>(p) * ProcessInterval::kFieldCount,
+            ProcessInterval::kFieldCount)));
+  }
+  report.mark_oversubscribed_nodes();
+  context_.log().debug("interval {}: imbalance {:.3f}", report.index,
+                       report.imbalance(config_.dedicated_threshold));
+  last_interval_ = std::move(report);
+  interval_traced_ = false;
+}
+
+void AdaptationController::trace_interval(const nlohmann::json& extra) {
+  if (interval_traced_ || !last_interval_) return;
+  interval_traced_ = true;
+  if (!trace_) return;
+  nlohmann::json record =
+      interval_record(*last_interval_, config_.dedicated_threshold, config_.imbalance_threshold);
+  if (extra.is_object()) record.update(extra);
+  if (!reconfigurations_.empty()) {
+    record["reconfigurations"] = std::exchange(reconfigurations_, nlohmann::json::array());
+  }
+  trace_->write(record);
+}
+
+void AdaptationController::flush_trace() { trace_interval({}); }
+
+RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
+                                        std::span<const double> weight) {
+  context_.note_api_call();
+  if (state_.blocks().empty()) {
+    throw Error(Errc::bad_state,
+                "no decomposition to balance: call XMPI_Get_wsize (or register data) first");
+  }
+  const bool weighted = state_.model() == WorkloadModel::weight;
+  if (weighted && weight.size() != static_cast<std::size_t>(state_.global_rows())) {
+    throw Error(Errc::invalid_argument,
+                "weight: FLEXMPI_LB_MODEL=weight needs a weight for each of the " +
+                    std::to_string(state_.global_rows()) + " rows");
+  }
+  if (weighted && state_.work() == 0.0) state_.update_work(weight);
+  if (monitor_.iteration_open() && !iteration_from_si_init_) {
+    throw Error(Errc::bad_state,
+                "XMPI_Eval_lbalance belongs after XMPI_Monitor_iter_end: the iteration opened "
+                "by XMPI_Monitor_iter_begin is still open");
+  }
+  if (monitor_.iteration_open()) end_iteration({});
+  // Evaluate an interval once, right after it closed (by this call or by
+  // XMPI_Monitor_iter_end just before it).
+  if (interval_traced_) return state_.own_block();
+
+  nlohmann::json extra = nlohmann::json::object();
+  // What the last redistribution really cost (the slowest process), for the
+  // prediction model's price per byte.
+  const double measured = last_interval_->redistribution_seconds();
+  if (measured > 0.0) {
+    extra["measured_redistribution_seconds"] = measured;
+    redistribution_cost_.observe(pending_redistribution_bytes_, measured);
+    pending_redistribution_bytes_ = 0.0;
+  }
+  const IntervalInput input{*last_interval_, iteration, max_iterations,
+                            weight,          state_,    redistribution_cost_};
+  PolicyDecision decision = policy_->on_interval(input);
+  extra.update(decision.record);
+  if (decision.target) extra.update(carry_out(*decision.target, weight));
+  trace_interval(extra);
+  return state_.own_block();
+}
+
+nlohmann::json AdaptationController::carry_out(const Decomposition& target,
+                                               std::span<const double> weight) {
+  const Decomposition before = state_.blocks();
+  const double start = wall_seconds();
+  const RedistributionStats stats = state_.move_to(target);
+  state_.update_work(weight);
+  const double seconds = wall_seconds() - start;
+  monitor_.record_redistribution(seconds);
+  pending_redistribution_bytes_ =
+      busiest_process_bytes(before, target, state_.data().bytes_per_row());
+  if (context_.rank() == 0) {
+    nlohmann::json counts = nlohmann::json::array();
+    for (const RowBlock& block : target) counts.push_back(block.count);
+    context_.log().info("interval {}: imbalance {:.2f}, rebalanced to {}", last_interval_->index,
+                        last_interval_->imbalance(config_.dedicated_threshold), counts.dump());
+  }
+  return {{"redistribution",
+           {{"bytes_sent", stats.bytes_sent},
+            {"bytes_received", stats.bytes_received},
+            {"seconds", seconds}}}};
+}
+
+bool AdaptationController::iteration_open() const { return monitor_.iteration_open(); }
+
+std::vector<double> AdaptationController::fresh_speeds() const {
+  const std::size_t size = static_cast<std::size_t>(context_.size());
+  if (!last_interval_ || last_interval_->index < reconfiguration_mark_ ||
+      last_interval_->processes.size() != size) {
+    return {};
+  }
+  // The policy's median over the intervals on the current blocks (one
+  // interval alone can be a disturbed one), else the latest interval.
+  std::vector<double> speeds = policy_->measured_speeds();
+  if (speeds.size() == size) return speeds;
+  speeds.clear();
+  for (const ProcessInterval& p : last_interval_->processes) {
+    speeds.push_back(p.speed(config_.dedicated_threshold));
+  }
+  return speeds;
+}
+
+void AdaptationController::record_reconfiguration(nlohmann::json event) {
+  if (context_.rank() != 0) return;
+  event["iteration"] = monitor_.iterations_monitored();
+  reconfigurations_.push_back(std::move(event));
+}
+
+void AdaptationController::restart_after_reconfiguration() {
+  (void)monitor_.take_interval();
+  interval_traced_ = true;
+  policy_->on_reconfiguration();
+  reconfiguration_mark_ = intervals_closed_;
+}
+
+}  // namespace flexmpi

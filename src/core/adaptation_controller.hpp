@@ -1,0 +1,91 @@
+// The adaptation loop (thesis Fig. 3.1, 5.4): one pass per sampling interval,
+//
+//   monitor (iterations) -> interval exchange -> policy (model, partitioner)
+//   -> redistribution / process change -> trace.
+//
+// The controller owns the loop's state between intervals: the last interval
+// report, the policy, the price of a redistribution, the trace. The process
+// manager reaches it only through ReconfigurationHooks.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/row_block.hpp"
+#include "model/rebalance_model.hpp"
+#include "monitoring/interval.hpp"
+#include "policies/policy.hpp"
+#include "process/reconfiguration_hooks.hpp"
+#include "trace/trace_writer.hpp"
+
+namespace flexmpi {
+
+struct Config;
+class Context;
+class DecompositionState;
+class Monitor;
+
+class AdaptationController final : public ReconfigurationHooks {
+ public:
+  AdaptationController(const Config& config, Context& context, DecompositionState& state,
+                       Monitor& monitor, std::string metric_name);
+
+  /// Opens a monitored iteration (thesis Fig. 4.2). closed_by_evaluate: opened
+  /// by XMPI_Monitor_si_init, whose iteration XMPI_Eval_lbalance ends; one
+  /// opened by XMPI_Monitor_iter_begin must be ended by XMPI_Monitor_iter_end.
+  void begin_iteration(std::span<const std::string> events, bool closed_by_evaluate);
+  /// Closes it (thesis Fig. 4.3); at the end of a sampling interval this is
+  /// collective: the per-process records are exchanged.
+  void end_iteration(std::span<long long> counts);
+  /// XMPI_Eval_lbalance / XMPI_Eval_reconfig: closes the iteration opened by
+  /// XMPI_Monitor_si_init and, once per closed interval, asks the policy and
+  /// carries out its decision; returns this process's block.
+  RowBlock evaluate(int iteration, int max_iterations, std::span<const double> weight);
+  /// Writes the record of an interval nobody evaluated (MPI_Finalize).
+  void flush_trace();
+
+  /// The last completed sampling interval, if any.
+  [[nodiscard]] const std::optional<IntervalReport>& last_interval() const {
+    return last_interval_;
+  }
+
+  // ReconfigurationHooks
+  [[nodiscard]] bool iteration_open() const override;
+  [[nodiscard]] std::vector<double> fresh_speeds() const override;
+  void record_reconfiguration(nlohmann::json event) override;
+  void restart_after_reconfiguration() override;
+
+ private:
+  /// Exchanges the per-process records of the finished interval (collective).
+  void close_interval();
+  void trace_interval(const nlohmann::json& extra);
+  /// Moves the data to the policy's blocks and records what it cost.
+  nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
+
+  const Config& config_;
+  Context& context_;
+  DecompositionState& state_;
+  Monitor& monitor_;
+  std::string metric_name_;
+  std::unique_ptr<Policy> policy_;
+  std::unique_ptr<TraceWriter> trace_;  // rank 0, if FLEXMPI_TRACE
+  std::optional<IntervalReport> last_interval_;
+  bool interval_traced_ = true;
+  bool iteration_from_si_init_ = false;
+  int intervals_closed_ = 0;
+  int reconfiguration_mark_ = 0;  // intervals closed before the last reconfiguration
+  // Spawns and removals since the last traced interval (rank 0): they go
+  // into the record of the first interval of the new process set.
+  nlohmann::json reconfigurations_ = nlohmann::json::array();
+  // The prediction model's price of a redistribution, and the bytes the last
+  // one was predicted to move (priced when its measured time arrives with
+  // the next interval report).
+  RedistributionCost redistribution_cost_;
+  double pending_redistribution_bytes_ = 0.0;
+};
+
+}  // namespace flexmpi

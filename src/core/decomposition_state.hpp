@@ -1,0 +1,78 @@
+// The decomposition the registered data follow (thesis 4.5.2): the global
+// row count, every process's block, the registered structures, and this
+// process's work under the workload model. Held by the runtime; the
+// adaptation loop and the process manager change it, through this interface.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/row_block.hpp"
+#include "redistribution/data_registry.hpp"
+
+namespace flexmpi {
+
+class Context;
+
+/// What a unit of work is (FLEXMPI_LB_MODEL, SPEC section 2).
+enum class WorkloadModel { count, nnz, weight };
+
+/// The model named by a FLEXMPI_LB_MODEL value; Error(bad_config) otherwise.
+[[nodiscard]] WorkloadModel parse_workload_model(std::string_view name);
+
+class DecompositionState {
+ public:
+  DecompositionState(const Context& context, WorkloadModel model);
+
+  [[nodiscard]] WorkloadModel model() const { return model_; }
+  /// Rows of the decomposition; -1 before there is one.
+  [[nodiscard]] std::int64_t global_rows() const { return global_rows_; }
+  /// Every process's block (empty before any XMPI_Get_wsize/registration).
+  [[nodiscard]] const Decomposition& blocks() const { return blocks_; }
+  /// This process's block ({} without a decomposition).
+  [[nodiscard]] RowBlock own_block() const;
+
+  /// The block `rank` owns in the decomposition of `rows` rows over `nprocs`
+  /// processes: the current decomposition if it is that one, else the block
+  /// partition (which becomes the current one when it is the application's).
+  RowBlock block_of(int rank, int nprocs, std::int64_t rows);
+
+  /// Registered data (thesis 4.5): the structures that follow the decomposition.
+  DataRegistry& data() { return data_; }
+  [[nodiscard]] const DataRegistry& data() const { return data_; }
+
+  /// Work units of this process's partition (work metric, SPEC section 2).
+  [[nodiscard]] double work() const { return work_units_; }
+  void set_work(double work_units) { work_units_ = work_units; }
+  /// Recomputes this process's work under the workload model (rows,
+  /// nonzeros of the registered data, or the weights of its rows).
+  void update_work(std::span<const double> weight = {});
+  /// Every row's work in the model's units (collective for nnz); empty for count.
+  std::vector<double> global_row_work(std::span<const double> weight);
+
+  /// Moves every registered structure to `target` and makes it the
+  /// decomposition (collective over the library communicator).
+  RedistributionStats move_to(const Decomposition& target);
+  /// XMPI_Redistribute_data: every process gives only its own old and new
+  /// block; they are gathered, the data move, and if `from` was the current
+  /// decomposition (or there was none) `to` becomes it (collective).
+  RedistributionStats redistribute_blocks(const RowBlock& old_block, const RowBlock& new_block);
+
+  /// A reconfiguration decided the decomposition (`rows` < 0: none); the
+  /// registry's local block follows it when `own_block_changes`.
+  void assign(std::int64_t rows, Decomposition blocks, bool own_block_changes = false);
+  /// A removed process holds nothing any more.
+  void clear();
+
+ private:
+  const Context& context_;
+  WorkloadModel model_;
+  std::int64_t global_rows_ = -1;
+  Decomposition blocks_;
+  DataRegistry data_;
+  double work_units_ = 0.0;
+};
+
+}  // namespace flexmpi

@@ -1,0 +1,70 @@
+// Malleability policies (thesis 5.4): what the adaptation loop does at the
+// end of each sampling interval. A policy is one class behind this interface
+// plus one line in the registry (policy_registry.cpp); its name becomes a
+// value of FLEXMPI_POLICY (and of flexrun's --policy) by that line alone.
+// lb_policy.{hpp,cpp} is the commented model to copy.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/row_block.hpp"
+#include "model/rebalance_model.hpp"
+#include "monitoring/interval.hpp"
+
+namespace flexmpi {
+
+struct Config;
+class DecompositionState;
+
+/// What a policy sees of the interval that just closed.
+struct IntervalInput {
+  const IntervalReport& report;    ///< every process's measurements (thesis 4.2)
+  int iteration = 0;               ///< the application's iteration just completed
+  int max_iterations = 0;          ///< iterations of its loop
+  std::span<const double> weight;  ///< per-row weights (FLEXMPI_LB_MODEL=weight), else empty
+  DecompositionState& state;       ///< blocks, registered data, workload model
+  const RedistributionCost& redistribution_cost;  ///< the model's price of moving data
+};
+
+/// A policy's answer: the trace fields that explain it, and the blocks the
+/// data must move to (none: stay).
+struct PolicyDecision {
+  nlohmann::json record = nlohmann::json::object();
+  std::optional<Decomposition> target;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// The end of a sampling interval (collective: every process calls it with
+  /// the same report and must decide the same).
+  virtual PolicyDecision on_interval(const IntervalInput& input) = 0;
+  /// The set of processes changed: what was learnt about the old one is void.
+  virtual void on_reconfiguration() {}
+  /// Per process, a robust speed measured on the current blocks (metric per
+  /// second of computation), or empty when the policy keeps none.
+  [[nodiscard]] virtual std::vector<double> measured_speeds() const { return {}; }
+};
+
+/// One registry entry: the FLEXMPI_POLICY value, its help line, its factory.
+struct PolicyDescriptor {
+  std::string_view name;
+  std::string_view help;
+  std::unique_ptr<Policy> (*create)(const Config& config);
+};
+
+/// Every policy flexmpi knows.
+[[nodiscard]] std::span<const PolicyDescriptor> policies();
+/// "none, lb, ...", for messages and help.
+[[nodiscard]] std::string policy_names();
+/// The policy named `name`; Error(bad_config) naming the known ones otherwise.
+[[nodiscard]] std::unique_ptr<Policy> make_policy(std::string_view name, const Config& config);
+
+}  // namespace flexmpi
