@@ -185,6 +185,25 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);
 
+/**
+ * The adaptation point of the loop (thesis Fig. 5.9): XMPI_Eval_lbalance
+ * (same placement and arguments) for the policy of FLEXMPI_POLICY. With
+ * "lb" it balances, with "none" it only monitors; a malleability policy
+ * ("smp": the predefined schedule of FLEXMPI_SCHEDULE) may also spawn or
+ * remove processes at the end of a sampling interval, then rebalance every
+ * row. New processes run `command` (NULL: this program) with `argv`
+ * (NULL-terminated; NULL with a NULL command: this program's own
+ * arguments); they register the same structures, call XMPI_Get_data(&it)
+ * and continue the loop from `it`. After the call every process reads its
+ * rank and size from XMPI_COMM_WORLD again and its block from *count /
+ * *displ; a process whose XMPI_Get_process_status() is XMPI_REMOVED leaves
+ * the loop and calls MPI_Finalize. A process change the policy asks for and
+ * the machine refuses (no free processing element) is logged and skipped.
+ * Collective.
+ */
+int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int* count, int* displ,
+                       double* weight, char* argv[], char* command);
+
 /* ---- dynamic process management (thesis 4.3, 4.4, Algs. 1-3) -------------- */
 /*
  * Spawning and removing processes are collective over XMPI_COMM_WORLD: every

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Validation of the communication model (thesis 6.3.2, Figs. 6.9-6.12; issue 12):
-# calibrate once on 2 processes, then predicted vs measured Send/Recv, Bcast,
-# Gather, Allreduce and Alltoallv for 8 B .. 8 MiB on 2, 3 and 4 processes, and
-# the median relative error per routine (Markdown on stdout, CSV in OUT).
+# calibrate the links on 2 processes and the collective fits on 2 .. the largest
+# count (flexmpi-calibrate --link-from), then predicted vs measured Send/Recv, Bcast,
+# Gather, Allreduce and Alltoallv on each process count, at the calibrated sizes
+# (8 B .. 8 MiB, x4: "grid") and between them (12 B .. 3 MiB, x4: "offset"),
+# and the median relative error per routine (Markdown on stdout, CSV in OUT).
 #
 #   bash bench/comm_model/run.sh BUILD_DIR [OUT_DIR] [PROCS...]
 #
 # BUILD_DIR holds tools/flexmpi-calibrate and bench/comm_model/bench-comm-model
 # (cmake --build BUILD_DIR --target flexmpi-calibrate bench-comm-model).
+# MPIEXEC=mpiexec.mpich for an MPICH build.
 set -euo pipefail
 build=${1:?usage: run.sh BUILD_DIR [OUT_DIR] [PROCS...]}
 out=${2:-$build/comm_model_results}
@@ -18,52 +21,51 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 mpiexec=${MPIEXEC:-mpiexec}
+calibrate="$build/tools/flexmpi-calibrate"
+[ -x "$calibrate" ] || calibrate="$build/tools/flexmpi-calibrate/flexmpi-calibrate"
 
+most=$(printf '%s\n' "${procs[@]}" | sort -n | tail -1)
 echo "calibrating (2 processes) -> $out/profile.json" >&2
-"$mpiexec" -n 2 "$build/tools/flexmpi-calibrate" --only=network --output "$out/profile.json" \
-  2> "$out/calibrate.log"
+"$mpiexec" -n 2 "$calibrate" --only=network --output "$out/profile.json" 2> "$out/calibrate.log"
+if [ "$most" -gt 2 ]; then
+  echo "calibrating the collective fits on 2 .. $most processes -> $out/profile.json" >&2
+  cp "$out/profile.json" "$out/profile-np2.json"
+  "$mpiexec" -n "$most" "$calibrate" --only=network --link-from "$out/profile-np2.json" \
+    --output "$out/profile.json" 2>> "$out/calibrate.log"
+fi
 for p in "${procs[@]}"; do
-  echo "measuring on $p processes" >&2
-  "$mpiexec" -n "$p" "$build/bench/comm_model/bench-comm-model" --profile "$out/profile.json" \
-    > "$out/np$p.csv"
+  for sizes in grid offset; do
+    echo "measuring on $p processes, $sizes sizes" >&2
+    "$mpiexec" -n "$p" "$build/bench/comm_model/bench-comm-model" --profile "$out/profile.json" \
+      --sizes "$sizes" > "$out/np$p-$sizes.csv"
+  done
 done
 
-python3 - "$out" "${procs[@]}" <<'EOF'
+python3 - "$out" "${procs[@]}" <<'PY'
 import csv, statistics, sys
 out, procs = sys.argv[1], sys.argv[2:]
 rows = []
 for p in procs:
-    with open(f"{out}/np{p}.csv") as f:
-        rows += list(csv.DictReader(f))
+    for sizes in ("grid", "offset"):
+        with open(f"{out}/np{p}-{sizes}.csv") as f:
+            rows += [dict(r, sizes=sizes) for r in csv.DictReader(f)]
 def err(row, key):
     m = float(row["measured"])
     return abs(float(row[key]) - m) / m * 100
-routines = []
-for r in rows:
-    if r["routine"] not in routines:
-        routines.append(r["routine"])
-print("| routine | processes | median rel. error, Hockney only | median rel. error, with fit |")
-print("|---|---|---|---|")
+def med(sel, f):
+    return statistics.median(f(r) for r in sel) if sel else float("nan")
+routines = list(dict.fromkeys(r["routine"] for r in rows))
+print("| routine | p | sizes | median rel. error, Hockney (thesis) | median rel. error, bands + fit "
+      "| median spread of the measurement |")
+print("|---|---|---|---|---|---|")
 for routine in routines:
     for p in procs:
-        sel = [r for r in rows if r["routine"] == routine and r["processes"] == p]
         if routine == "MPI_Send" and p != procs[0]:
             continue  # point to point: always ranks 0 and 1
-        print(f"| {routine} | {p if routine != 'MPI_Send' else 2} | "
-              f"{statistics.median(err(r, 'hockney') for r in sel):.0f} % | "
-              f"{statistics.median(err(r, 'fitted') for r in sel):.0f} % |")
-print()
-print("| routine | all sizes and process counts: median rel. error, Hockney | with fit |")
-print("|---|---|---|")
-for routine in routines:
-    sel = [r for r in rows if r["routine"] == routine]
-    print(f"| {routine} | {statistics.median(err(r, 'hockney') for r in sel):.0f} % | "
-          f"{statistics.median(err(r, 'fitted') for r in sel):.0f} % |")
-print()
-print("| p | routine | bytes | algorithm | measured us | predicted (fit) us |")
-print("|---|---|---|---|---|---|")
-for r in rows:
-    if r["processes"] == procs[-1] or r["routine"] == "MPI_Send" and r["processes"] == procs[0]:
-        print(f"| {r['processes']} | {r['routine']} | {r['bytes']} | {r['algorithm']} | "
-              f"{float(r['measured'])*1e6:.1f} | {float(r['fitted'])*1e6:.1f} |")
-EOF
+        for sizes in ("grid", "offset"):
+            sel = [r for r in rows if r["routine"] == routine and r["processes"] == p
+                   and r["sizes"] == sizes]
+            print(f"| {routine} | {p} | {sizes} | {med(sel, lambda r: err(r, 'hockney')):.0f} % | "
+                  f"{med(sel, lambda r: err(r, 'predicted')):.0f} % | "
+                  f"{med(sel, lambda r: 100 * float(r['spread'])):.0f} % |")
+PY

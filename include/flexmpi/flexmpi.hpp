@@ -72,6 +72,13 @@ void redistribute_data(Partition old_block, Partition new_block);
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight = {});
 
+/// XMPI_Eval_reconfig (thesis Fig. 5.9): eval_lbalance for the policy of
+/// FLEXMPI_POLICY, which may also spawn (as `options` says) or remove
+/// processes; returns this process's block ({0, 0} if it was removed).
+struct ReconfigureOptions;
+Partition eval_reconfig(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                        std::span<const double> weight, const ReconfigureOptions& options);
+
 /// What monitoring measured on the calling process since start-up.
 struct MonitorTotals {
   long long iterations = 0;

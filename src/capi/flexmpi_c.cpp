@@ -166,20 +166,43 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
   });
 }
 
+namespace {
+
+// The weights of every row (FLEXMPI_LB_MODEL=weight), or none.
+std::span<const double> row_weights(const double* weight) {
+  const auto& decomposition = flexmpi::Runtime::get().state().blocks();
+  if (weight == nullptr || decomposition.empty()) return {};
+  std::int64_t rows = 0;
+  for (const auto& block : decomposition) rows += block.count;
+  return {weight, static_cast<std::size_t>(rows)};
+}
+
+}  // namespace
+
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight) {
   return guarded([&] {
     require_pointer(count, "count");
     require_pointer(displ, "displ");
-    const auto& decomposition = flexmpi::Runtime::get().state().blocks();
-    std::span<const double> weights;
-    if (weight != nullptr && !decomposition.empty()) {
-      std::int64_t rows = 0;
-      for (const auto& block : decomposition) rows += block.count;
-      weights = {weight, static_cast<std::size_t>(rows)};
-    }
     const flexmpi::Partition block =
-        flexmpi::eval_lbalance(rank, nprocs, it, maxit, {*count, *displ}, weights);
+        flexmpi::eval_lbalance(rank, nprocs, it, maxit, {*count, *displ}, row_weights(weight));
+    *count = block.count;
+    *displ = block.displ;
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int* count, int* displ,
+                       double* weight, char* argv[], char* command) {
+  return guarded([&] {
+    require_pointer(count, "count");
+    require_pointer(displ, "displ");
+    flexmpi::ReconfigureOptions options;
+    if (command != nullptr) options.command = command;
+    for (char** arg = argv; arg != nullptr && *arg != nullptr; ++arg)
+      options.argv.emplace_back(*arg);
+    const flexmpi::Partition block = flexmpi::eval_reconfig(
+        rank, nprocs, it, maxit, {*count, *displ}, row_weights(weight), options);
     *count = block.count;
     *displ = block.displ;
     return XMPI_SUCCESS;

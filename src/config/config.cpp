@@ -140,6 +140,20 @@ std::vector<SettingDescriptor> make_settings() {
       {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
        "adaptation policy (src/policies): none (monitor only) or lb (dynamic load balancing)",
        [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
+      {"FLEXMPI_MAX_PROCS", "max-procs", "(PEs known)", "a whole number from 1 to 1000000000",
+       "upper bound on the number of processes a malleability policy may run",
+       [](Config& c, std::string_view v) { c.max_procs = static_cast<int>(parse_integer(v, 1)); }},
+      {"FLEXMPI_SCHEDULE", "schedule", "(none)",
+       "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",
+       "predefined process schedule of the smp policy (thesis 5.4.1)",
+       [](Config& c, std::string_view v) {
+         try {
+           c.schedule = read_schedule(std::string(v));
+         } catch (const Error& e) {
+           throw Rejected{e.what()};
+         }
+         c.schedule_file = std::string(v);
+       }},
       {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0", "AMP completion-time goal",
        [](Config& c, std::string_view v) {
          const double goal = parse_real(v);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "policies/schedule.hpp"
+
 namespace flexmpi {
 
 /// Parsed, validated settings. Defaults are the SPEC section 4 defaults.
@@ -24,6 +26,9 @@ struct Config {
   std::string partitioner = "rcp";        ///< name of a partitioner strategy
   std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
   std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
+  int max_procs = 0;                      ///< SMP/HPMP/AMP upper bound on processes (0: PEs known)
+  std::string schedule_file;              ///< SMP predefined schedule (empty: none)
+  std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated
   std::optional<double> goal;             ///< AMP completion-time goal, seconds
   std::string constraint = "efficiency";  ///< efficiency | cost
   std::string hostfile;                   ///< processor description (empty: none)

@@ -84,7 +84,7 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
 void AdaptationController::flush_trace() { trace_interval({}); }
 
 RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
-                                        std::span<const double> weight) {
+                                        std::span<const double> weight, const SpawnRequest& how) {
   context_.note_api_call();
   if (state_.blocks().empty()) {
     throw Error(Errc::bad_state,
@@ -121,8 +121,36 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   PolicyDecision decision = policy_->on_interval(input);
   extra.update(decision.record);
   if (decision.target) extra.update(carry_out(*decision.target, weight));
-  trace_interval(extra);
+  trace_interval(extra);  // a process change goes into the next interval's record
+  if (decision.change) return change_processes(*decision.change, iteration, how);
   return state_.own_block();
+}
+
+RowBlock AdaptationController::change_processes(const ProcessChange& change, int iteration,
+                                                const SpawnRequest& how) {
+  if (processes_ == nullptr) throw Error(Errc::internal, "no process manager attached");
+  const int count = change.spawn > 0 ? change.spawn : change.remove;
+  const std::vector<std::string> classes(
+      change.node_class.empty() ? 0 : static_cast<std::size_t>(count), change.node_class);
+  try {
+    if (change.remove > 0) {
+      processes_->remove(change.remove, classes);
+      return state_.own_block();
+    }
+    SpawnRequest request = how;
+    request.nprocs = change.spawn;
+    request.node_classes = classes;
+    processes_->spawn(request);
+    return processes_->send_data(iteration + 1);
+  } catch (const Error& e) {
+    // Every process got the same error and nothing changed (spawns and
+    // removals are atomic): the run goes on with the processes it has.
+    if (context_.rank() == 0) {
+      context_.log().warn("policy '{}': process change not carried out: {}", policy_->name(),
+                          e.what());
+    }
+    return state_.own_block();
+  }
 }
 
 nlohmann::json AdaptationController::carry_out(const Decomposition& target,
@@ -170,6 +198,23 @@ void AdaptationController::record_reconfiguration(nlohmann::json event) {
   if (context_.rank() != 0) return;
   event["iteration"] = monitor_.iterations_monitored();
   reconfigurations_.push_back(std::move(event));
+}
+
+nlohmann::json AdaptationController::export_state() const {
+  return {{"policy", policy_->export_state()},
+          {"seconds_per_byte", redistribution_cost_.seconds_per_byte()},
+          {"price_observations", redistribution_cost_.observations()},
+          {"pending_redistribution_bytes", pending_redistribution_bytes_}};
+}
+
+void AdaptationController::import_state(const nlohmann::json& state) {
+  // Every process must decide alike: a new one takes its parents' price of
+  // a redistribution (with its default it judged moves differently, moved
+  // data alone and the others waited forever) and its policy's state.
+  policy_->import_state(state.at("policy"));
+  redistribution_cost_.restore(state.at("seconds_per_byte").get<double>(),
+                               state.at("price_observations").get<int>());
+  pending_redistribution_bytes_ = state.at("pending_redistribution_bytes").get<double>();
 }
 
 void AdaptationController::restart_after_reconfiguration() {

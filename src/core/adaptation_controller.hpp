@@ -19,6 +19,7 @@
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
 #include "policies/policy.hpp"
+#include "process/process_manager.hpp"
 #include "process/reconfiguration_hooks.hpp"
 #include "trace/trace_writer.hpp"
 
@@ -41,10 +42,16 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Closes it (thesis Fig. 4.3); at the end of a sampling interval this is
   /// collective: the per-process records are exchanged.
   void end_iteration(std::span<long long> counts);
-  /// XMPI_Eval_lbalance / XMPI_Eval_reconfig: closes the iteration opened by
-  /// XMPI_Monitor_si_init and, once per closed interval, asks the policy and
-  /// carries out its decision; returns this process's block.
-  RowBlock evaluate(int iteration, int max_iterations, std::span<const double> weight);
+  /// The process manager that carries out the policies' process changes.
+  void attach(ProcessManager& processes) { processes_ = &processes; }
+
+  /// XMPI_Eval_lbalance / XMPI_Eval_reconfig (thesis Fig. 5.9): closes the
+  /// iteration opened by XMPI_Monitor_si_init and, once per closed interval,
+  /// asks the policy and carries out its decision: new blocks, or processes
+  /// spawned (as `how` says; they resume at iteration + 1) or removed.
+  /// Returns this process's block ({0, 0} if it was removed).
+  RowBlock evaluate(int iteration, int max_iterations, std::span<const double> weight,
+                    const SpawnRequest& how);
   /// Writes the record of an interval nobody evaluated (MPI_Finalize).
   void flush_trace();
 
@@ -58,6 +65,8 @@ class AdaptationController final : public ReconfigurationHooks {
   [[nodiscard]] std::vector<double> fresh_speeds() const override;
   void record_reconfiguration(nlohmann::json event) override;
   void restart_after_reconfiguration() override;
+  [[nodiscard]] nlohmann::json export_state() const override;
+  void import_state(const nlohmann::json& state) override;
 
  private:
   /// Exchanges the per-process records of the finished interval (collective).
@@ -65,6 +74,8 @@ class AdaptationController final : public ReconfigurationHooks {
   void trace_interval(const nlohmann::json& extra);
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
+  /// Spawns or removes the processes of a policy's change, then rebalances.
+  RowBlock change_processes(const ProcessChange& change, int iteration, const SpawnRequest& how);
 
   const Config& config_;
   Context& context_;
@@ -72,6 +83,7 @@ class AdaptationController final : public ReconfigurationHooks {
   Monitor& monitor_;
   std::string metric_name_;
   std::unique_ptr<Policy> policy_;
+  ProcessManager* processes_ = nullptr;
   std::unique_ptr<TraceWriter> trace_;  // rank 0, if FLEXMPI_TRACE
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;

@@ -1,6 +1,9 @@
 // The C++ API (include/flexmpi/flexmpi.hpp) over the runtime.
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
@@ -123,8 +126,43 @@ void redistribute_data(Partition old_block, Partition new_block) {
                               {new_block.count, new_block.displ});
 }
 
-Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
-                        std::span<const double> weight) {
+namespace {
+
+// This program's arguments (argv[1..]), as the kernel recorded them.
+std::vector<std::string> own_arguments() {
+  std::ifstream file("/proc/self/cmdline", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<std::string> arguments;
+  std::string::size_type start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\0', start);
+    arguments.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (!arguments.empty()) arguments.erase(arguments.begin());
+  return arguments;
+}
+
+// How spawned processes start: no command and no arguments is this program
+// as it was started, so that they take part in the same collectives.
+SpawnRequest spawn_request(const std::string& command, std::vector<std::string> argv) {
+  SpawnRequest request;
+  request.command = command;
+  request.argv = command.empty() && argv.empty() ? own_arguments() : std::move(argv);
+  return request;
+}
+
+SpawnRequest spawn_request(const ReconfigureOptions& options) {
+  SpawnRequest request = spawn_request(options.command, options.argv);
+  request.info = options.spawn.info;
+  request.batch = options.spawn.batch;
+  return request;
+}
+
+// XMPI_Eval_lbalance and XMPI_Eval_reconfig: the same checks, one loop.
+Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                   std::span<const double> weight, const SpawnRequest& how) {
   Runtime& runtime = Runtime::get();
   require_own(runtime, rank, nprocs);
   if (iteration < 0 || max_iterations <= iteration) {
@@ -142,7 +180,49 @@ Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations,
                       std::to_string(mine.count) + ", " + std::to_string(mine.displ) + ")");
     }
   }
-  return to_partition(runtime.controller().evaluate(iteration, max_iterations, weight));
+  return to_partition(runtime.controller().evaluate(iteration, max_iterations, weight, how));
+}
+
+}  // namespace
+
+Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                        std::span<const double> weight) {
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request({}, {}));
+}
+
+Partition eval_reconfig(int rank, int nprocs, int iteration, int max_iterations, Partition current,
+                        std::span<const double> weight, const ReconfigureOptions& options) {
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request(options));
+}
+
+bool spawn_supported() { return !ProcessManager::spawn_unsupported_reason().has_value(); }
+
+void spawn_processes(const std::string& command, std::span<const std::string> argv, int nprocs,
+                     std::span<const std::string> node_classes, const SpawnOptions& options) {
+  SpawnRequest request = spawn_request(command, {argv.begin(), argv.end()});
+  request.nprocs = nprocs;
+  request.node_classes.assign(node_classes.begin(), node_classes.end());
+  request.info = options.info;
+  request.batch = options.batch;
+  Runtime::get().processes().spawn(request);
+}
+
+void remove_processes(int nprocs, std::span<const std::string> node_classes) {
+  Runtime::get().processes().remove(nprocs, node_classes);
+}
+
+void remove_ranks(std::span<const int> ranks) { Runtime::get().processes().remove_ranks(ranks); }
+
+int get_data() { return Runtime::get().processes().get_data(); }
+
+Partition send_data(int iteration) {
+  return to_partition(Runtime::get().processes().send_data(iteration));
+}
+
+Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
+                      const ReconfigureOptions& options) {
+  return to_partition(
+      Runtime::get().processes().reconfigure(processes, iteration, spawn_request(options)));
 }
 
 void set_work(double work_units) {

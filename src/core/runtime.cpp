@@ -49,6 +49,7 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
                                                        std::string(metric_->name()));
   processes_ = std::make_unique<ProcessManager>(config_, *context_, *state_, *controller_,
                                                 [] { Runtime::abandon(); });
+  controller_->attach(*processes_);
   if (emulator.active()) {
     context_->log().info("emulating a processing element of relative speed {}",
                          emulator.describe());

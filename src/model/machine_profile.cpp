@@ -205,10 +205,15 @@ MachineProfile MachineProfile::defaults() {
   // rounded: alpha 0.45-0.62 us, beta 0.16-0.52 ns/B between runs (the VM is
   // shared), gamma 0.026-0.036 ns/B, spawn 0.27 s and remove 0.5-1.2 ms per
   // process (also bench/spawn_cost), redistribution 0.066 ms + 0.18-0.34 ns/B.
+  // Bands (three calibrations): eager copies up to ~3 KiB, cache-resident up
+  // to ~360 KiB (~14 GB/s), then L3 and memory (0.13-0.49 ns/B between runs).
   // No per-collective fits: they belong to one library.
   MachineProfile profile;
   profile.source = "defaults";
-  profile.intra_node = {5e-7, 3e-10, {}};
+  profile.intra_node = {
+      5e-7,
+      3e-10,
+      {{2896, 5e-7, 5e-11}, {370728, 2.5e-6, 7e-11}, {1482910, 0.0, 9e-11}, {0, 0.0, 3e-10}}};
   profile.inter_node = profile.intra_node;
   profile.inter_node_measured = false;
   profile.gamma = 3e-11;

@@ -50,6 +50,12 @@ class RedistributionCost {
   void observe(double bytes, double seconds);
   [[nodiscard]] double seconds_per_byte() const { return seconds_per_byte_; }
   [[nodiscard]] int observations() const { return observations_; }
+  /// The price learnt elsewhere (a process spawned now takes its parents':
+  /// every process must price a move alike, or they decide differently).
+  void restore(double seconds_per_byte, int observations) {
+    seconds_per_byte_ = seconds_per_byte;
+    observations_ = observations;
+  }
 
  private:
   double seconds_per_byte_ = kDefaultSecondsPerByte;

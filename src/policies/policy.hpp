@@ -32,11 +32,20 @@ struct IntervalInput {
   const RedistributionCost& redistribution_cost;  ///< the model's price of moving data
 };
 
-/// A policy's answer: the trace fields that explain it, and the blocks the
-/// data must move to (none: stay).
+/// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the
+/// adaptation loop spawns or removes them, then rebalances every row.
+struct ProcessChange {
+  int spawn = 0;           ///< processes to spawn
+  int remove = 0;          ///< spawned processes to remove
+  std::string node_class;  ///< procType of the hostfile; empty: any
+};
+
+/// A policy's answer: the trace fields that explain it, and either the
+/// blocks the data must move to or a change of processes (neither: stay).
 struct PolicyDecision {
   nlohmann::json record = nlohmann::json::object();
   std::optional<Decomposition> target;
+  std::optional<ProcessChange> change;
 };
 
 class Policy {
@@ -51,6 +60,10 @@ class Policy {
   /// Per process, a robust speed measured on the current blocks (metric per
   /// second of computation), or empty when the policy keeps none.
   [[nodiscard]] virtual std::vector<double> measured_speeds() const { return {}; }
+  /// What a process spawned now must know to decide as the others will
+  /// (every process decides alike); it gets it through import_state.
+  [[nodiscard]] virtual nlohmann::json export_state() const { return nlohmann::json::object(); }
+  virtual void import_state(const nlohmann::json& /*state*/) {}
 };
 
 /// One registry entry: the FLEXMPI_POLICY value, its help line, its factory.

@@ -3,6 +3,7 @@
 #include "flexmpi/error.hpp"
 #include "policies/lb_policy.hpp"
 #include "policies/policy.hpp"
+#include "policies/smp_policy.hpp"
 
 namespace flexmpi {
 namespace {
@@ -23,6 +24,12 @@ std::span<const PolicyDescriptor> policies() {
       {"lb", "dynamic load balancing (thesis 5.2, Alg. 5)",
        [](const Config& config) -> std::unique_ptr<Policy> {
          return std::make_unique<LbPolicy>(config);
+       }},
+      {"smp",
+       "strict malleability (thesis 5.4.1): the predefined schedule of FLEXMPI_SCHEDULE, load "
+       "balancing in between",
+       [](const Config& config) -> std::unique_ptr<Policy> {
+         return std::make_unique<SmpPolicy>(config);
        }},
   };
   return all;

@@ -525,11 +525,9 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
         if (!blocks.empty()) blocks.push_back({0, state_.global_rows()});
         awaiting.push_back(true);
       }
-      join = {{"remaining", steps - step - 1},
-              {"env", flexmpi_environment()},
-              {"rows", state_.global_rows()},
-              {"decomposition", to_json(blocks)},
-              {"awaiting", awaiting}};
+      join = {{"remaining", steps - step - 1}, {"env", flexmpi_environment()},
+              {"rows", state_.global_rows()},  {"decomposition", to_json(blocks)},
+              {"awaiting", awaiting},          {"loop", loop_.export_state()}};
     }
     join = broadcast_json(join, 0, merged);
     // The new processes check their settings, then create their runtime,
@@ -602,6 +600,7 @@ void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, b
     table_ready_ = true;  // rank 0 has had it since the first spawn
   }
   loop_.restart_after_reconfiguration();
+  if (newcomer) loop_.import_state(join["loop"]);
 }
 
 void ProcessManager::release_unless_snapshot(const Snapshot& snapshot) {

@@ -23,6 +23,10 @@ class ReconfigurationHooks {
   /// process (interval boundaries are collective) and what was learnt about
   /// the old set is void.
   virtual void restart_after_reconfiguration() = 0;
+  /// Rank 0, at a spawn: what the new processes' loop must know to decide
+  /// as the others do; they receive it with import_state.
+  [[nodiscard]] virtual nlohmann::json export_state() const = 0;
+  virtual void import_state(const nlohmann::json& state) = 0;
 };
 
 }  // namespace flexmpi

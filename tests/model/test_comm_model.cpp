@@ -326,10 +326,46 @@ TEST(CommModel, CallSecondsAppliesTheFit) {
   // MPICH reduce p=4, 4096 B: Rabenseifner 4 alpha + 6144 beta + 3072 gamma.
   const double plain = 4e-6 + 6144e-9 + 3072 * 2e-9;
   EXPECT_NEAR(call_seconds(M, Routine::reduce, 4096, 4, h), plain, 1e-15);
-  const CollectiveFits fits = {{Routine::reduce, {2.0, 0.5}}};
-  EXPECT_NEAR(call_seconds(M, Routine::reduce, 4096, 4, h, fits),
-              8e-6 + 0.5 * (6144e-9 + 3072 * 2e-9), 1e-15);
+  // Scale 2 at 1 KiB, 4 at 16 KiB: 3 at 4 KiB (halfway in log2), the ends outside.
+  const CollectiveFits fits = {{Routine::reduce, {{4, {{1024, 2.0}, {16384, 4.0}}}}}};
+  const CollectiveFit& fit = fits.at(Routine::reduce)[0];
+  EXPECT_DOUBLE_EQ(fit.scale(4096), 3.0);
+  EXPECT_DOUBLE_EQ(fit.scale(8), 2.0);
+  EXPECT_DOUBLE_EQ(fit.scale(1 << 20), 4.0);
+  // MPICH switches reduce from binomial to Rabenseifner above 2 KiB: at 4 KiB
+  // only the 16 KiB point ran the same algorithm, at 1.5 KiB only the 1 KiB one.
+  EXPECT_DOUBLE_EQ(fit.scale(4096, M, Routine::reduce), 4.0);
+  EXPECT_DOUBLE_EQ(fit.scale(1536, M, Routine::reduce), 2.0);
+  EXPECT_NEAR(call_seconds(M, Routine::reduce, 4096, 4, h, fits), 4 * plain, 1e-15);
+  const CollectiveFit same{4, {{4096, 2.0}, {65536, 4.0}}};  // both Rabenseifner
+  EXPECT_DOUBLE_EQ(same.scale(16384, M, Routine::reduce), 3.0);
+  EXPECT_DOUBLE_EQ(CollectiveFit{}.scale(100), 1.0);
   EXPECT_NEAR(call_seconds(M, Routine::bcast, 4096, 4, h, fits), 2 * (1e-6 + 4096e-9), 1e-15);
+}
+
+// A message is priced in the band of its step message: bandwidth bytes over
+// latency steps (Send: the message; MPICH Rabenseifner allreduce p=4, 64 KiB:
+// 2 x 2 steps of 24 KiB on average; ring allreduce: m / p per step).
+TEST(CommModel, PiecewiseLinkBands) {
+  const PiecewiseLink link({{4096, 1e-6, 1e-9}, {65536, 2e-6, 1e-10}, {0, 0.0, 3e-10}}, 1e-11);
+  EXPECT_DOUBLE_EQ(link.at(4096).alpha, 1e-6);
+  EXPECT_DOUBLE_EQ(link.at(4097).alpha, 2e-6);
+  EXPECT_DOUBLE_EQ(link.at(1e9).beta, 3e-10);  // the last band takes any size
+  EXPECT_DOUBLE_EQ(link.at(1).gamma, 1e-11);
+  EXPECT_NEAR(call_seconds(M, Routine::send_recv, 100, 2, link), 1e-6 + 100e-9, 1e-18);
+  EXPECT_NEAR(call_seconds(M, Routine::send_recv, 8192, 2, link), 2e-6 + 8192e-10, 1e-18);
+  EXPECT_NEAR(call_seconds(M, Routine::send_recv, 1 << 20, 2, link), (1 << 20) * 3e-10, 1e-15);
+  const CostTerms rab = collective_cost(M, Routine::allreduce, 65536, 4).terms;
+  EXPECT_DOUBLE_EQ(step_bytes(rab, 65536), 2 * 0.75 * 65536 / 4);
+  EXPECT_NEAR(call_seconds(M, Routine::allreduce, 65536, 4, link),
+              rab.latency * 2e-6 + rab.bandwidth * 1e-10 + rab.reduction * 1e-11, 1e-15);
+  EXPECT_DOUBLE_EQ(step_bytes(CostTerms{}, 7), 7);
+  // A Hockney triple is one band.
+  EXPECT_EQ(PiecewiseLink(Hockney{1e-6, 1e-9, 0}).bands().size(), 1u);
+  EXPECT_THROW(PiecewiseLink({}, 0.0), Error);
+  EXPECT_THROW(PiecewiseLink({{4096, -1e-6, 1e-9}, {0, 0, 0}}, 0.0), Error);
+  EXPECT_THROW(PiecewiseLink({{4096, 1e-6, 1e-9}, {1024, 1e-6, 1e-9}, {0, 0, 0}}, 0.0), Error);
+  EXPECT_THROW(PiecewiseLink({{0, 1e-6, 1e-9}}, -1.0), Error);
 }
 
 TEST(CommModel, ProfileReplay) {

@@ -37,15 +37,20 @@ void expect_error(const std::string& path, const std::string& needle) {
 
 nlohmann::json good() {
   return nlohmann::json::parse(R"({
-    "format": "flexmpi-machine-profile", "version": 1,
+    "format": "flexmpi-machine-profile", "version": 2,
     "library": "Open MPI v4.1.4, package: Debian OpenMPI",
     "network": {
-      "intra_node": {"alpha": 5e-7, "beta": 2e-10},
-      "inter_node": {"alpha": 5e-5, "beta": 1e-8},
+      "intra_node": {"alpha": 5e-7, "beta": 2e-10,
+                     "bands": [{"up_to": 4096, "alpha": 5e-7, "beta": 3e-10},
+                               {"up_to": 8388608, "alpha": 2e-6, "beta": 1e-10}]},
+      "inter_node": {"alpha": 5e-5, "beta": 1e-8,
+                     "bands": [{"up_to": 0, "alpha": 5e-5, "beta": 1e-8}]},
       "inter_node_measured": true,
       "gamma": 4e-10
     },
-    "collectives": {"MPI_Bcast": {"latency_scale": 1.5, "bandwidth_scale": 0.8}},
+    "collectives": {"MPI_Bcast": [{"processes": 2, "points": [{"bytes": 8, "scale": 1.5},
+                                                              {"bytes": 8192, "scale": 0.8}]},
+                                  {"processes": 4, "points": [{"bytes": 8, "scale": 3}]}]},
     "process": {
       "spawn": [{"processes": 2, "seconds_per_process": 0.3},
                 {"processes": 1, "seconds_per_process": 0.25}],
@@ -68,13 +73,29 @@ TEST(MachineProfile, GoodFile) {
   EXPECT_DOUBLE_EQ(profile.remove[0].seconds_per_process, 0.001);
   EXPECT_DOUBLE_EQ(profile.redistribution_seconds_per_byte, 2e-9);
   ASSERT_EQ(profile.collectives.count(Routine::bcast), 1u);
-  EXPECT_DOUBLE_EQ(profile.collectives.at(Routine::bcast).latency_scale, 1.5);
+  ASSERT_EQ(profile.collectives.at(Routine::bcast).size(), 2u);
+  const CollectiveFit& fit = profile.collectives.at(Routine::bcast)[0];
+  EXPECT_EQ(fit.processes, 2);
+  // The fit of the nearest calibrated size (the larger on a tie).
+  EXPECT_EQ(find_fit(profile.collectives, Routine::bcast, 2), &fit);
+  EXPECT_EQ(find_fit(profile.collectives, Routine::bcast, 3)->processes, 4);
+  EXPECT_EQ(find_fit(profile.collectives, Routine::bcast, 64)->processes, 4);
+  EXPECT_EQ(find_fit(profile.collectives, Routine::gather, 2), nullptr);
+  ASSERT_EQ(fit.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(fit.scale(8), 1.5);
+  EXPECT_DOUBLE_EQ(fit.scale(8192), 0.8);
+  // Bands: the last one takes any size; no bands key would be refused.
+  ASSERT_EQ(profile.intra_node.bands.size(), 2u);
+  const PiecewiseLink link = profile.link(false);
+  EXPECT_DOUBLE_EQ(link.at(4096).beta, 3e-10);
+  EXPECT_DOUBLE_EQ(link.at(1e9).beta, 1e-10);
+  EXPECT_DOUBLE_EQ(link.gamma(), 4e-10);
   const Hockney inter = profile.network(true);
   EXPECT_DOUBLE_EQ(inter.alpha, 5e-5);
   EXPECT_DOUBLE_EQ(inter.gamma, 4e-10);
   EXPECT_DOUBLE_EQ(profile.network(false).alpha, 5e-7);
   // Fits belong to the library they were measured with.
-  EXPECT_EQ(profile.fits_for(MpiLibrary::open_mpi).size(), 1u);
+  EXPECT_EQ(profile.fits_for(MpiLibrary::open_mpi).size(), 1u);  // one routine
   EXPECT_TRUE(profile.fits_for(MpiLibrary::mpich).empty());
 }
 
@@ -92,6 +113,50 @@ TEST(MachineProfile, RoundTripAndDefaults) {
   EXPECT_DOUBLE_EQ(loaded.intra_node.alpha, defaults.intra_node.alpha);
   EXPECT_DOUBLE_EQ(loaded.redistribution_latency, defaults.redistribution_latency);
   EXPECT_EQ(loaded.spawn.size(), defaults.spawn.size());
+  EXPECT_EQ(loaded.intra_node.bands.size(), defaults.link(false).bands().size());
+  for (double bytes : {8.0, 4096.0, 65536.0, 1048576.0, 8388608.0}) {
+    EXPECT_DOUBLE_EQ(loaded.link(false).at(bytes).beta, defaults.link(false).at(bytes).beta);
+  }
+}
+
+TEST(MachineProfile, Version1IsRefusedWithAClearMessage) {
+  nlohmann::json document = good();
+  document["version"] = 1;
+  expect_error(write("version1.json", document.dump()), "run flexmpi-calibrate again");
+}
+
+TEST(MachineProfile, BadBandsAndFits) {
+  nlohmann::json document = good();
+  document["network"]["intra_node"].erase("bands");
+  expect_error(write("no_bands.json", document.dump()), "network.intra_node.bands");
+  document = good();
+  document["network"]["intra_node"]["bands"] = nlohmann::json::array();
+  expect_error(write("empty_bands.json", document.dump()), "network.intra_node.bands");
+  document = good();
+  document["network"]["intra_node"]["bands"][0]["beta"] = -1;
+  expect_error(write("negative_band.json", document.dump()), "network.intra_node.bands[0].beta");
+  document = good();
+  document["network"]["intra_node"]["bands"].push_back({{"up_to", 1}, {"alpha", 0}, {"beta", 0}});
+  document["network"]["intra_node"]["bands"].push_back({{"up_to", 1}, {"alpha", 0}, {"beta", 0}});
+  expect_error(write("unsorted_bands.json", document.dump()), "network.intra_node.bands[2].up_to");
+  document = good();
+  document["collectives"]["MPI_Bcast"][0]["points"][1]["bytes"] = 4;
+  expect_error(write("unsorted_points.json", document.dump()),
+               "collectives.MPI_Bcast[0].points[1].bytes");
+  document = good();
+  document["collectives"]["MPI_Bcast"][0]["processes"] = 1;
+  expect_error(write("fit_one_process.json", document.dump()),
+               "collectives.MPI_Bcast[0].processes");
+  document = good();
+  document["collectives"]["MPI_Bcast"][1]["processes"] = 2;
+  expect_error(write("fit_same_processes.json", document.dump()),
+               "collectives.MPI_Bcast[1].processes");
+  document = good();
+  document["collectives"]["MPI_Bcast"][0].erase("points");
+  expect_error(write("fit_no_points.json", document.dump()), "collectives.MPI_Bcast[0].points");
+  document = good();
+  document["collectives"]["MPI_Bcast"] = nlohmann::json::object();
+  expect_error(write("fit_not_array.json", document.dump()), "collectives.MPI_Bcast");
 }
 
 TEST(MachineProfile, MissingFile) { expect_error(path_of("does-not-exist.json"), "cannot open"); }
@@ -130,7 +195,7 @@ TEST(MachineProfile, OtherBadValues) {
   document["network"]["gamma"] = "fast";
   expect_error(write("string_gamma.json", document.dump()), "network.gamma");
   document = good();
-  document["collectives"]["MPI_Frobnicate"] = {{"latency_scale", 1}, {"bandwidth_scale", 1}};
+  document["collectives"]["MPI_Frobnicate"] = document["collectives"]["MPI_Bcast"];
   expect_error(write("unknown_collective.json", document.dump()), "collectives.MPI_Frobnicate");
   document = good();
   document["process"]["remove"] = nlohmann::json::array();

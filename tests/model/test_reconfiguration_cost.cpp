@@ -12,8 +12,8 @@ namespace {
 
 MachineProfile profile() {
   MachineProfile p = MachineProfile::defaults();
-  p.intra_node = {1e-6, 1e-9};
-  p.inter_node = {1e-5, 1e-8};
+  p.intra_node = {1e-6, 1e-9, {}};
+  p.inter_node = {1e-5, 1e-8, {}};
   p.gamma = 0;
   p.spawn = {{1, 0.2}, {4, 0.3}};
   p.remove = {{1, 0.001}};

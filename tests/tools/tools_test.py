@@ -116,7 +116,7 @@ SAMPLE_VALUES = {
     "k": "5", "lb-model": "nnz", "partitioner": "rcp", "metric": "work", "policy": "lb",
     "goal": "0.75", "constraint": "cost", "scheduler": "balance_occupied",
     "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "profile": "-",
-    "log-level": "warn",
+    "log-level": "warn", "max-procs": "8",
 }
 
 
@@ -126,7 +126,10 @@ def flexrun_dry_run(args):
     hostfile = os.path.join(args.workdir, "cluster.txt")
     with open(hostfile, "w") as stream:
         stream.write("# test cluster\nnode1:C1:2:1.5\nnode2:C2:4\n")
-    values = dict(SAMPLE_VALUES, hostfile=hostfile)
+    schedule = os.path.join(args.workdir, "schedule.txt")
+    with open(schedule, "w") as stream:
+        stream.write("# test schedule\n100 spawn 2 C1\n300 remove 1\n")
+    values = dict(SAMPLE_VALUES, hostfile=hostfile, schedule=schedule)
     for option, (_, default, _) in table.items():
         # A setting added later is tried with its default, when it has one.
         if option not in values:

@@ -5,14 +5,17 @@
 //                                  --output FILE
 //
 // Phases, in this order (rank 0 prints progress on stderr):
-//   network         ping-pong between ranks 0 and 1: alpha = median one-way
-//                   time of 8 B, beta = median (t - alpha) / n over n >= 32 KiB;
-//                   between rank 0 and the first rank on another host too, if
-//                   any (inter_node); gamma = MPI_Reduce_local(MPI_SUM) of
-//                   doubles, seconds per byte; then each collective of the
-//                   model at a few sizes on all ranks, and the per-collective
-//                   fit (latency and bandwidth scales, least squares) of the
-//                   linked library's cost model (src/model/comm_model.hpp).
+//   network         ping-pong between ranks 0 and 1 at 8 B .. 8 MiB (x2), timed
+//                   as routine_timing.hpp says (interleaved sizes, median of
+//                   per-round minima): one Hockney pair (the thesis's) and the
+//                   message-size bands (split at the cache sizes and wherever
+//                   one alpha + n beta misses a point by > 3 %); between rank 0
+//                   and the first rank on another host too, if any
+//                   (inter_node); gamma = MPI_Reduce_local(MPI_SUM) of doubles;
+//                   then each collective of the model at 8 B .. 8 MiB (x2) on
+//                   the first k ranks, k = 2 .. all: the per-collective fit per
+//                   communicator size, measured / modelled per size
+//                   (src/model/calibration.hpp).
 //   spawn           (Open MPI only: Debian's MPICH cannot spawn) XMPI_Spawn of 1
 //                   and of 2 processes, XMPI_Remove of them, as bench/spawn_cost
 //                   does: seconds per process at 1 and 2 processes. The spawned
@@ -21,6 +24,8 @@
 //   redistribution  XMPI_Redistribute_data of a registered vector of doubles,
 //                   moving k rows for several k: latency and seconds per byte of
 //                   the busiest process (sent + received), least squares.
+// --link-from FILE keeps FILE's links and gamma and measures only the fits:
+// calibrate the links on 2 processes, then the fits on more (bench/comm_model/run.sh).
 // Phases left out by --only keep the documented defaults (MachineProfile::defaults)
 // and "measured" in the output says which were measured.
 #include <mpi.h>
@@ -40,9 +45,11 @@
 #include <vector>
 
 #include "flexmpi.h"
+#include "model/calibration.hpp"
 #include "model/comm_model.hpp"
 #include "model/machine_profile.hpp"
 #include "model/reconfiguration_cost.hpp"
+#include "routine_timing.hpp"
 #include "util/statistics.hpp"
 
 namespace {
@@ -53,7 +60,8 @@ struct Options {
   bool quick = false;
   std::string only;
   std::string output;
-  int spawn_step = -1;  // >= 0: a spawned process joining the spawn script there
+  std::string link_from;  // reuse the links and gamma of this profile (fits only)
+  int spawn_step = -1;    // >= 0: a spawned process joining the spawn script there
 };
 
 int rank_ = 0;
@@ -83,220 +91,176 @@ void check(int code, const char* what) {
   }
 }
 
-// Median over `reps` of the slowest process's time of `body`.
-template <class Body>
-double timed(MPI_Comm comm, int reps, Body body) {
-  std::vector<double> samples;
-  body();  // warm-up
-  for (int r = 0; r < reps; ++r) {
-    MPI_Barrier(comm);
-    const double start = MPI_Wtime();
-    body();
-    double t = MPI_Wtime() - start, slowest = 0.0;
-    MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    samples.push_back(slowest);
-  }
-  return flexmpi::median(samples);
-}
-
 // ---- network -------------------------------------------------------------
 
-// One-way ping-pong time between rank 0 and `peer` for each size (others wait).
-std::vector<double> ping_pong(int peer, const std::vector<int>& sizes, int reps) {
-  std::vector<char> buffer(static_cast<std::size_t>(sizes.back()));
-  std::vector<double> one_way;
-  for (int n : sizes) {
-    const int r = n >= (1 << 20) ? std::max(3, reps / 10) : reps;
-    std::vector<double> samples;
-    for (int i = 0; i <= r; ++i) {
-      MPI_Barrier(XMPI_COMM_WORLD);
-      const double start = MPI_Wtime();
-      if (rank_ == 0) {
-        MPI_Send(buffer.data(), n, MPI_BYTE, peer, 7, XMPI_COMM_WORLD);
-        MPI_Recv(buffer.data(), n, MPI_BYTE, peer, 7, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else if (rank_ == peer) {
-        MPI_Recv(buffer.data(), n, MPI_BYTE, 0, 7, XMPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(buffer.data(), n, MPI_BYTE, 0, 7, XMPI_COMM_WORLD);
-      }
-      if (i > 0) samples.push_back((MPI_Wtime() - start) / 2);
-    }
-    double t = flexmpi::median(samples);
-    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
-    one_way.push_back(t);
-  }
-  return one_way;
+// How much is measured: sizes, rounds (interleaved) and repetitions per round.
+struct Plan {
+  std::vector<int> link_sizes;        // ping-pong: 8 B .. 8 MiB, x2
+  std::vector<int> collective_sizes;  // collectives: 8 B .. 8 MiB, x2
+  int rounds;                         // ping-pong: rounds of interleaved sizes
+  int reps;                           // and timed calls per size and round
+  int collective_rounds;              // collectives: fewer (9 routines x each communicator size)
+  int collective_reps;
+};
+
+Plan network_plan(bool quick) {
+  Plan plan{{}, {}, quick ? 3 : 15, quick ? 2 : 10, quick ? 3 : 9, quick ? 2 : 5};
+  for (int n = 8; n <= (8 << 20); n *= quick ? 4 : 2) plan.link_sizes.push_back(n);
+  for (int n = 8; n <= (8 << 20); n *= quick ? 16 : 2) plan.collective_sizes.push_back(n);
+  return plan;
 }
 
-// alpha = the 8-byte time; beta minimises the squared RELATIVE error of
-// alpha + n beta over all sizes (what the model is judged by: shared-memory
-// bandwidth changes with the cache level, so no single beta fits every size).
-flexmpi::LinkParameters fit_link(const std::vector<int>& sizes, const std::vector<double>& t) {
-  flexmpi::LinkParameters link;
-  link.alpha = t.front();
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 1; i < sizes.size(); ++i) {
-    const double n = sizes[i] / t[i];
-    num += n * (t[i] - link.alpha) / t[i];
-    den += n * n;
+// Where the copy changes regime: the data caches (a message larger than a
+// cache is copied from the next level). The eager/rendezvous switch of the
+// transport is found by the band split (fit_link_bands), as any other break.
+std::vector<double> cache_edges() {
+  std::vector<double> edges;
+  for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE}) {
+    const long bytes = sysconf(name);
+    if (bytes > 0) edges.push_back(static_cast<double>(bytes));
   }
-  link.beta = den > 0 ? std::max(0.0, num / den) : 0.0;
+  return edges;
+}
+
+// A barrier that sleeps while it waits: ranks left out of a measurement on a
+// sub-communicator must not take the cores of the ranks being measured (an
+// MPI barrier polls, even with mpi_yield_when_idle).
+void sleeping_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &request);
+  for (int done = 0; MPI_Test(&request, &done, MPI_STATUS_IGNORE), !done;) usleep(200);
+}
+
+std::vector<double> as_doubles(const std::vector<int>& sizes) {
+  return {sizes.begin(), sizes.end()};
+}
+
+// One-way times between ranks 0 and `peer` of XMPI_COMM_WORLD at the plan's
+// sizes, fitted as one Hockney pair (alpha = the smallest size's time, beta by
+// relative least squares over all: the thesis's model, kept for comparison)
+// and as message-size bands.
+flexmpi::LinkParameters calibrate_link(int peer, const Plan& plan) {
+  MPI_Comm pair = MPI_COMM_NULL;
+  MPI_Comm_split(XMPI_COMM_WORLD, rank_ == 0 || rank_ == peer ? 0 : MPI_UNDEFINED, rank_, &pair);
+  std::vector<double> seconds(plan.link_sizes.size());
+  if (pair != MPI_COMM_NULL) {
+    flexmpi_timing::Buffers buffers(static_cast<std::size_t>(plan.link_sizes.back()), 2);
+    const auto times = flexmpi_timing::time_sizes(Routine::send_recv, plan.link_sizes, plan.rounds,
+                                                  plan.reps, buffers, pair);
+    for (std::size_t i = 0; i < times.size(); ++i) seconds[i] = times[i].seconds;
+    MPI_Comm_free(&pair);
+  }
+  sleeping_barrier(XMPI_COMM_WORLD);
+  MPI_Bcast(seconds.data(), int(seconds.size()), MPI_DOUBLE, 0, XMPI_COMM_WORLD);
+  const std::vector<double> bytes = as_doubles(plan.link_sizes);
+  const flexmpi::LinkBand one = flexmpi::fit_hockney(bytes, seconds);
+  flexmpi::LinkParameters link{seconds.front(), one.beta, {}};
+  link.bands = flexmpi::fit_link_bands(bytes, seconds, cache_edges(), 0.03);
+  for (const flexmpi::LinkBand& band : link.bands) {
+    progress("[network]   band up to %9.0f B: alpha %7.3f us, beta %.4f ns/B", band.up_to,
+             1e6 * band.alpha, 1e9 * band.beta);
+  }
   return link;
 }
 
 double measure_gamma(bool quick) {
   const int n = 1 << 17;  // 1 MiB of doubles
   std::vector<double> in(n, 1.0), inout(n, 2.0);
-  std::vector<double> samples;
-  for (int r = 0; r < (quick ? 5 : 30); ++r) {
-    const double start = MPI_Wtime();
-    MPI_Reduce_local(in.data(), inout.data(), n, MPI_DOUBLE, MPI_SUM);
-    samples.push_back((MPI_Wtime() - start) / (n * sizeof(double)));
+  std::vector<std::vector<double>> rounds;
+  for (int r = 0; r < (quick ? 3 : 7); ++r) {
+    rounds.emplace_back();
+    for (int rep = 0; rep < 5; ++rep) {
+      const double start = MPI_Wtime();
+      MPI_Reduce_local(in.data(), inout.data(), n, MPI_DOUBLE, MPI_SUM);
+      rounds.back().push_back((MPI_Wtime() - start) / (n * sizeof(double)));
+    }
   }
-  double gamma = flexmpi::median(samples), slowest = 0.0;
+  double gamma = flexmpi::median_of_minima(rounds).seconds, slowest = 0.0;
   MPI_Allreduce(&gamma, &slowest, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
   return slowest;
 }
 
-// One call of `routine` with `bytes` (the model's convention) on XMPI_COMM_WORLD.
-void run_collective(Routine routine, int bytes, std::vector<char>& a, std::vector<char>& b,
-                    std::vector<int>& counts, std::vector<int>& displs) {
-  const int p = size_;
-  const int count = bytes / 8;  // doubles, so that reductions are real
-  for (int i = 0; i < p; ++i) {
-    counts[i] = bytes;
-    displs[i] = i * bytes;
-  }
-  switch (routine) {
-    case Routine::bcast:
-      MPI_Bcast(a.data(), bytes, MPI_BYTE, 0, XMPI_COMM_WORLD);
-      break;
-    case Routine::scatter:
-      MPI_Scatter(a.data(), bytes, MPI_BYTE, b.data(), bytes, MPI_BYTE, 0, XMPI_COMM_WORLD);
-      break;
-    case Routine::gather:
-      MPI_Gather(a.data(), bytes, MPI_BYTE, b.data(), bytes, MPI_BYTE, 0, XMPI_COMM_WORLD);
-      break;
-    case Routine::allgather:
-      MPI_Allgather(a.data(), bytes, MPI_BYTE, b.data(), bytes, MPI_BYTE, XMPI_COMM_WORLD);
-      break;
-    case Routine::allgatherv:
-      MPI_Allgatherv(a.data(), bytes, MPI_BYTE, b.data(), counts.data(), displs.data(), MPI_BYTE,
-                     XMPI_COMM_WORLD);
-      break;
-    case Routine::reduce:
-      MPI_Reduce(a.data(), b.data(), count, MPI_DOUBLE, MPI_SUM, 0, XMPI_COMM_WORLD);
-      break;
-    case Routine::allreduce:
-      MPI_Allreduce(a.data(), b.data(), count, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
-      break;
-    case Routine::alltoall:
-      MPI_Alltoall(a.data(), bytes, MPI_BYTE, b.data(), bytes, MPI_BYTE, XMPI_COMM_WORLD);
-      break;
-    case Routine::alltoallv:  // `bytes` in total to the others, split evenly
-      for (int i = 0; i < p; ++i) {
-        counts[i] = i == rank_ ? 0 : bytes / std::max(1, p - 1);
-        displs[i] = i * (bytes / std::max(1, p - 1));
-      }
-      MPI_Alltoallv(a.data(), counts.data(), displs.data(), MPI_BYTE, b.data(), counts.data(),
-                    displs.data(), MPI_BYTE, XMPI_COMM_WORLD);
-      break;
-    default:
-      break;
-  }
-}
-
-// Least squares of the relative error of t ~ a x + b y with a, b > 0 (one
-// common scale if that fails).
-flexmpi::CollectiveFit fit_scales(std::vector<double> x, std::vector<double> y,
-                                  std::vector<double> t) {
-  for (std::size_t i = 0; i < t.size(); ++i) {  // divide each row by its measured time
-    x[i] /= t[i];
-    y[i] /= t[i];
-    t[i] = 1.0;
-  }
-  double xx = 0, xy = 0, yy = 0, xt = 0, yt = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    xx += x[i] * x[i];
-    xy += x[i] * y[i];
-    yy += y[i] * y[i];
-    xt += x[i] * t[i];
-    yt += y[i] * t[i];
-  }
-  const double det = xx * yy - xy * xy;
-  if (det > 1e-30 * xx * yy) {
-    const double a = (xt * yy - yt * xy) / det, b = (yt * xx - xt * xy) / det;
-    if (a > 0 && b > 0) return {a, b};
-  }
-  const double pp = xx + 2 * xy + yy;
-  const double s = pp > 0 ? (xt + yt) / pp : 1.0;
-  return {s, s};
-}
-
-void calibrate_network(flexmpi::MachineProfile& profile, bool quick, flexmpi::MpiLibrary library) {
-  std::vector<int> sizes;
-  for (int n = 8; n <= (quick ? (1 << 20) : (1 << 22)); n *= quick ? 16 : 4) sizes.push_back(n);
-  const int reps = quick ? 20 : 200;
-  progress("[network] ping-pong rank 0 <-> 1, %d sizes, 8 B .. %d B", int(sizes.size()),
-           sizes.back());
-  profile.intra_node = fit_link(sizes, ping_pong(1, sizes, reps));
-  progress("[network]   intra-node alpha %.3g us, beta %.3g ns/B (%.2f GB/s)",
-           1e6 * profile.intra_node.alpha, 1e9 * profile.intra_node.beta,
-           profile.intra_node.beta > 0 ? 1e-9 / profile.intra_node.beta : 0.0);
-
-  // Another host among the ranks? Then the link to it is the inter-node one.
+// The remote peer of rank 0 (first rank on another host), or -1.
+int remote_peer() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   MPI_Get_processor_name(name, &length);
   std::vector<char> names(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
   MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
                 MPI_CHAR, XMPI_COMM_WORLD);
-  int remote = -1;
-  for (int r = 1; r < size_ && remote < 0; ++r) {
-    if (std::strcmp(&names[r * MPI_MAX_PROCESSOR_NAME], names.data()) != 0) remote = r;
+  for (int r = 1; r < size_; ++r) {
+    if (std::strcmp(&names[r * MPI_MAX_PROCESSOR_NAME], names.data()) != 0) return r;
   }
+  return -1;
+}
+
+// Per-collective fits of the linked library's model on the first k ranks,
+// for every k from 2 to the processes launched (a fit per communicator size).
+void calibrate_collectives(flexmpi::MachineProfile& profile, const Plan& plan,
+                           flexmpi::MpiLibrary library) {
+  const std::vector<Routine> routines = {
+      Routine::bcast,     Routine::scatter,    Routine::gather,
+      Routine::allgather, Routine::allgatherv, Routine::reduce,
+      Routine::allreduce, Routine::alltoall,   Routine::alltoallv};
+  const flexmpi::PiecewiseLink link = profile.link(false);
+  const std::vector<double> bytes = as_doubles(plan.collective_sizes);
+  profile.collectives.clear();
+  for (int k = 2; k <= size_; ++k) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(XMPI_COMM_WORLD, rank_ < k ? 0 : MPI_UNDEFINED, rank_, &comm);
+    progress("[network] collectives on %d processes, %zu sizes 8 B .. %d B", k, bytes.size(),
+             plan.collective_sizes.back());
+    for (Routine routine : routines) {
+      std::vector<double> seconds(bytes.size());
+      if (comm != MPI_COMM_NULL) {
+        flexmpi_timing::Buffers buffers(static_cast<std::size_t>(plan.collective_sizes.back()), k);
+        const auto times =
+            flexmpi_timing::time_sizes(routine, plan.collective_sizes, plan.collective_rounds,
+                                       plan.collective_reps, buffers, comm);
+        for (std::size_t i = 0; i < times.size(); ++i) seconds[i] = times[i].seconds;
+      }
+      sleeping_barrier(XMPI_COMM_WORLD);
+      MPI_Bcast(seconds.data(), int(seconds.size()), MPI_DOUBLE, 0, XMPI_COMM_WORLD);
+      profile.collectives[routine].push_back(
+          flexmpi::fit_collective(library, routine, k, bytes, seconds, link));
+    }
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+}
+
+void calibrate_network(flexmpi::MachineProfile& profile, const Options& options,
+                       flexmpi::MpiLibrary library) {
+  const Plan plan = network_plan(options.quick);
+  if (!options.link_from.empty()) {
+    // The links of a 2-process calibration: ranks 0 and 1 alone on the cores
+    // (with more ranks launched on 2 cores, even sleeping ones slow the ping-pong).
+    const flexmpi::MachineProfile links = flexmpi::load_machine_profile(options.link_from);
+    profile.intra_node = links.intra_node;
+    profile.inter_node = links.inter_node;
+    profile.inter_node_measured = links.inter_node_measured;
+    profile.gamma = links.gamma;
+    progress("[network] links and gamma from %s", options.link_from.c_str());
+    calibrate_collectives(profile, plan, library);
+    return;
+  }
+  progress("[network] ping-pong rank 0 <-> 1, %zu sizes 8 B .. %d B, %d rounds x %d",
+           plan.link_sizes.size(), plan.link_sizes.back(), plan.rounds, plan.reps);
+  profile.intra_node = calibrate_link(1, plan);
+  const int remote = remote_peer();
   if (remote > 0) {
     progress("[network] ping-pong rank 0 <-> %d (another host)", remote);
-    profile.inter_node = fit_link(sizes, ping_pong(remote, sizes, reps));
+    profile.inter_node = calibrate_link(remote, plan);
     profile.inter_node_measured = true;
   } else {
     progress("[network]   one host: inter_node = intra_node (not measured)");
     profile.inter_node = profile.intra_node;
     profile.inter_node_measured = false;
   }
-  profile.gamma = measure_gamma(quick);
+  profile.gamma = measure_gamma(options.quick);
   progress("[network]   gamma %.3g ns/B (MPI_Reduce_local, MPI_SUM of doubles)",
            1e9 * profile.gamma);
 
-  // Per-collective fits of the linked library's model on this communicator.
-  const std::vector<int> csizes =
-      quick ? std::vector<int>{8, 65536} : std::vector<int>{8, 512, 4096, 32768, 262144, 1 << 21};
-  const std::vector<Routine> routines = {
-      Routine::bcast,     Routine::scatter,    Routine::gather,
-      Routine::allgather, Routine::allgatherv, Routine::reduce,
-      Routine::allreduce, Routine::alltoall,   Routine::alltoallv};
-  std::vector<char> a(static_cast<std::size_t>(csizes.back()) * size_ + 64, 1);
-  std::vector<char> b(a.size(), 0);
-  std::vector<int> counts(size_), displs(size_);
-  const flexmpi::Hockney h = profile.network(false);
-  profile.collectives.clear();
-  for (Routine routine : routines) {
-    std::vector<double> x, y, t;
-    for (int bytes : csizes) {
-      const int r = quick ? 5 : (bytes >= 262144 ? 10 : 50);
-      const double seconds =
-          timed(XMPI_COMM_WORLD, r, [&] { run_collective(routine, bytes, a, b, counts, displs); });
-      const flexmpi::CostTerms terms =
-          flexmpi::collective_cost(library, routine, bytes, size_).terms;
-      x.push_back(terms.latency * h.alpha);
-      y.push_back(terms.bandwidth * h.beta + terms.reduction * h.gamma);
-      t.push_back(seconds);
-    }
-    const flexmpi::CollectiveFit fit = fit_scales(x, y, t);
-    profile.collectives[routine] = fit;
-    progress("[network]   %-15s fit: latency x %.2f, bandwidth x %.2f",
-             std::string(flexmpi::routine_name(routine)).c_str(), fit.latency_scale,
-             fit.bandwidth_scale);
-  }
+  calibrate_collectives(profile, plan, library);
 }
 
 // ---- spawn and remove (Open MPI) ------------------------------------------
@@ -344,6 +308,29 @@ bool run_spawn_script(const Options& options, int first, std::vector<std::vector
   }
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank_);
   MPI_Comm_size(XMPI_COMM_WORLD, &size_);
+  return true;
+}
+
+// Spawn and remove cost per process at 1 and 2 processes (Open MPI only);
+// false when skipped.
+bool calibrate_spawn(flexmpi::MachineProfile& profile, const Options& options,
+                     flexmpi::MpiLibrary library) {
+  if (library != flexmpi::MpiLibrary::open_mpi) {
+    progress("[spawn] skipped: process creation needs Open MPI (%s cannot spawn); defaults kept",
+             std::string(flexmpi::library_name(library)).c_str());
+    return false;
+  }
+  std::vector<std::vector<double>> spawn(3), remove(3);
+  run_spawn_script(options, 0, &spawn, &remove);
+  profile.spawn.clear();
+  profile.remove.clear();
+  for (int k : {1, 2}) {
+    profile.spawn.push_back({k, flexmpi::median(spawn[k])});
+    profile.remove.push_back({k, flexmpi::median(remove[k])});
+    progress("[spawn]   %d at once: spawn %.1f ms, remove %.2f ms per process", k,
+             1e3 * profile.spawn.back().seconds_per_process,
+             1e3 * profile.remove.back().seconds_per_process);
+  }
   return true;
 }
 
@@ -427,6 +414,9 @@ int main(int argc, char** argv) {
   app.add_option("--only", options.only, "measure one phase only (the others keep the defaults)")
       ->check(CLI::IsMember({"network", "spawn", "redistribution"}));
   app.add_option("--output,-o", options.output, "the JSON machine profile to write")->required();
+  app.add_option("--link-from", options.link_from,
+                 "network phase: take the links and gamma from this profile (e.g. of a 2-process "
+                 "run) and measure only the per-collective fits");
   app.add_option("--spawn-step", options.spawn_step, "internal: spawned process")
       ->group("");  // hidden
   try {
@@ -457,27 +447,15 @@ int main(int argc, char** argv) {
     if (size_ < 2)
       fail("the network phase needs 2 processes or more: mpiexec -n 2 " + std::string(argv[0]) +
            " ...");
-    calibrate_network(profile, options.quick, library);
+    try {
+      calibrate_network(profile, options, library);
+    } catch (const std::exception& error) {
+      fail(error.what());
+    }
     measured["network"] = true;
   }
   if (all || options.only == "spawn") {
-    if (library != flexmpi::MpiLibrary::open_mpi) {
-      progress("[spawn] skipped: process creation needs Open MPI (%s cannot spawn); defaults kept",
-               std::string(flexmpi::library_name(library)).c_str());
-    } else {
-      std::vector<std::vector<double>> spawn(3), remove(3);
-      run_spawn_script(options, 0, &spawn, &remove);
-      profile.spawn.clear();
-      profile.remove.clear();
-      for (int k : {1, 2}) {
-        profile.spawn.push_back({k, flexmpi::median(spawn[k])});
-        profile.remove.push_back({k, flexmpi::median(remove[k])});
-        progress("[spawn]   %d at once: spawn %.1f ms, remove %.2f ms per process", k,
-                 1e3 * profile.spawn.back().seconds_per_process,
-                 1e3 * profile.remove.back().seconds_per_process);
-      }
-      measured["spawn"] = true;
-    }
+    measured["spawn"] = calibrate_spawn(profile, options, library);
   }
   if (all || options.only == "redistribution") {
     calibrate_redistribution(profile, options.quick);

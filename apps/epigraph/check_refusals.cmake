@@ -1,0 +1,22 @@
+# Bad input is refused before any work with a message naming the argument.
+# Variables: PROGRAM.
+function(expect_refusal message_pattern)
+  execute_process(COMMAND ${PROGRAM} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  RESULT_VARIABLE code)
+  if(code EQUAL 0)
+    message(FATAL_ERROR "'${ARGN}' was accepted")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${message_pattern}")
+    message(FATAL_ERROR "'${ARGN}': the message does not match '${message_pattern}':\n${out}${err}")
+  endif()
+  message(STATUS "'${ARGN}' refused: ${err}")
+endfunction()
+expect_refusal("--population: .*-5" --population -5)
+expect_refusal("--population: .*0" --population 0)
+expect_refusal("--class: D not in" --class D)
+expect_refusal("--step-minutes: step 7 does not divide a day" --step-minutes 7)
+expect_refusal("--step-minutes: step 0 does not divide a day" --step-minutes 0)
+expect_refusal("--days: .*-1" --days -1)
+expect_refusal("--lb-model: rows not in" --lb-model rows)
+expect_refusal("--spawn-at: '10' is not DAY:PROCESSES" --spawn-at 10)
+expect_refusal("--remove-at: day 60 is not before the last day" --days 60 --remove-at 60:1)

@@ -1,0 +1,34 @@
+// The predefined process schedule of the SMP policy (thesis 5.4.1: "the type
+// of reconfiguring action, the number of processes to spawn or terminate,
+// the type of processors that allocate these processes, and the number of
+// iteration in which the reconfiguring action must be carried out").
+// File format (FLEXMPI_SCHEDULE, SPEC section 4), one action per line, '#'
+// starts a comment:
+//
+//   <iteration> spawn|remove <count> [<procType>]
+//
+// Without a procType the scheduler places (or picks) the processes anywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace flexmpi {
+
+/// One line of a schedule.
+struct ScheduledAction {
+  long long iteration = 0;  ///< carried out at the first sampling interval ending at or after it
+  bool spawn = true;        ///< spawn, else remove
+  int count = 0;            ///< processes
+  std::string node_class;   ///< procType of the hostfile; empty: any
+  friend bool operator==(const ScheduledAction&, const ScheduledAction&) = default;
+};
+
+/// The actions of `text` in iteration order; Error(bad_config) naming the
+/// line and what was expected otherwise. `source` names the file in messages.
+[[nodiscard]] std::vector<ScheduledAction> parse_schedule(const std::string& text,
+                                                          const std::string& source);
+/// parse_schedule of a file; Error(bad_config) if it cannot be read.
+[[nodiscard]] std::vector<ScheduledAction> read_schedule(const std::string& path);
+
+}  // namespace flexmpi

@@ -1,0 +1,139 @@
+// Computation cost (thesis 5.3.1, eq. 5.3): extrapolation, the work profile
+// (good and bad files), the run-time correction, spreading work over a
+// candidate partition, per-process times.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flexmpi/error.hpp"
+#include "model/computation_model.hpp"
+
+namespace flexmpi {
+namespace {
+
+// Two lines as the trace writes them (fields the profile does not read included).
+constexpr const char* kTrace =
+    R"({"interval":0,"first_iteration":0,"iterations":10,"nprocs":2,"metric":"work",)"
+    R"("metric_count":[100,300],"speed":[1,1],"decision":"none","partition":[50,50]})"
+    "\n\n"
+    R"({"interval":1,"iterations":20,"metric_count":[400,400],"partition_before":[50,50],)"
+    R"("partition":[60,40],"decision":"rebalance"})"
+    "\n";
+
+WorkProfile parse(const std::string& text) {
+  std::istringstream in(text);
+  return WorkProfile::parse(in, "trace.jsonl");
+}
+
+// Expects parse(text) to fail with a bad_config error naming `needle`.
+void expect_error(const std::string& text, const std::string& needle) {
+  try {
+    parse(text);
+    FAIL() << "no error for " << text;
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), Errc::bad_config);
+    EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
+  }
+}
+
+TEST(ComputationModel, ExtrapolationIsLinear) {
+  const std::vector<double> rising = {100, 110, 120, 130};
+  EXPECT_NEAR(extrapolate(rising), 140, 1e-9);
+  EXPECT_NEAR(extrapolate(rising, 2), 140, 1e-9);
+  EXPECT_DOUBLE_EQ(extrapolate(std::vector<double>{7}), 7);
+  // The window: only the last 3 (flat) values count.
+  EXPECT_NEAR(extrapolate(std::vector<double>{0, 50, 50, 50}, 3), 50, 1e-9);
+  EXPECT_DOUBLE_EQ(extrapolate(std::vector<double>{10, 1}), 0.0);  // never below 0
+  EXPECT_THROW(extrapolate(std::vector<double>{}), Error);
+  EXPECT_THROW(extrapolate(std::vector<double>{1, -1}), Error);
+  EXPECT_THROW(extrapolate(std::vector<double>{1}, 0), Error);
+}
+
+TEST(ComputationModel, WorkProfileFromATrace) {
+  const WorkProfile profile = parse(kTrace);
+  ASSERT_EQ(profile.intervals().size(), 2u);
+  const ProfiledInterval* one = profile.find(1);
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(one->iterations, 20);
+  EXPECT_DOUBLE_EQ(one->total(), 800);
+  EXPECT_EQ(one->rows, (std::vector<std::int64_t>{50, 50}));  // partition_before, not after
+  EXPECT_EQ(profile.find(0)->rows, (std::vector<std::int64_t>{50, 50}));
+  EXPECT_EQ(profile.find(2), nullptr);
+}
+
+TEST(ComputationModel, BadProfilesNameFileLineAndKey) {
+  expect_error("", "no interval");
+  expect_error(std::string(kTrace) + "{\"interval\": 2,", "trace.jsonl:4: key '(line)': not valid");
+  expect_error(R"({"iterations":1,"metric_count":[1],"partition":[1]})",
+               "trace.jsonl:1: key 'interval'");
+  expect_error(R"({"interval":0,"iterations":0,"metric_count":[1],"partition":[1]})",
+               "key 'iterations'");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[-1],"partition":[1]})",
+               "key 'metric_count'");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1,2],"partition":[1]})",
+               "key 'partition'");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1]})", "key 'partition': missing");
+  try {
+    WorkProfile::load("/nonexistent/trace.jsonl");
+    FAIL();
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("/nonexistent/trace.jsonl"), std::string::npos);
+  }
+  const std::string path = std::string(FLEXMPI_MODEL_TEST_DIR) + "/profile.jsonl";
+  std::ofstream(path) << kTrace;
+  EXPECT_EQ(WorkProfile::load(path).intervals().size(), 2u);
+}
+
+TEST(ComputationModel, ProfileCorrectionBeyondTheThreshold) {
+  const WorkProfile profile = parse(kTrace);
+  ProfileCorrection correction;  // 5 %
+  EXPECT_DOUBLE_EQ(profiled_work(profile, 1, 20, correction), 800);
+  EXPECT_DOUBLE_EQ(profiled_work(profile, 1, 10, correction), 400);  // per iteration x 10
+  correction.observe(400, 416);                                      // 4 %: noise, no correction
+  EXPECT_DOUBLE_EQ(correction.factor(), 1.0);
+  correction.observe(400, 480);  // 20 % more work than profiled
+  EXPECT_DOUBLE_EQ(correction.factor(), 1.2);
+  EXPECT_DOUBLE_EQ(profiled_work(profile, 1, 20, correction), 960);
+  correction.observe(0, 10);  // nothing profiled: factor kept
+  EXPECT_DOUBLE_EQ(correction.factor(), 1.2);
+  EXPECT_THROW(profiled_work(profile, 5, 20, correction), Error);
+  EXPECT_THROW(profiled_work(profile, 1, 0, correction), Error);
+  EXPECT_THROW(correction.observe(-1, 1), Error);
+  EXPECT_THROW(ProfileCorrection(-0.1), Error);
+}
+
+TEST(ComputationModel, SpreadWorkOverACandidatePartition) {
+  // Measured: 100 rows of density 1, then 100 of density 3 (work 100, 300).
+  const std::vector<double> work = {100, 300};
+  const std::vector<std::int64_t> measured = {100, 100};
+  std::vector<double> out(3);
+  spread_work(800, work, measured, std::vector<std::int64_t>{150, 0, 50}, out);
+  // 100 x 1 + 50 x 3 = 250 and 50 x 3 = 150 of 400, scaled to 800.
+  EXPECT_DOUBLE_EQ(out[0], 500);
+  EXPECT_DOUBLE_EQ(out[1], 0);
+  EXPECT_DOUBLE_EQ(out[2], 300);
+  // Nothing measured: uniform.
+  std::vector<double> two(2);
+  spread_work(10, std::vector<double>{0, 0}, measured, std::vector<std::int64_t>{50, 150}, two);
+  EXPECT_DOUBLE_EQ(two[0], 2.5);
+  EXPECT_THROW(spread_work(1, work, measured, std::vector<std::int64_t>{100, 99}, two), Error);
+  EXPECT_THROW(spread_work(1, work, measured, std::vector<std::int64_t>{100}, two), Error);
+  EXPECT_THROW(spread_work(-1, work, measured, std::vector<std::int64_t>{100, 100}, two), Error);
+}
+
+TEST(ComputationModel, Eq53PerProcess) {
+  const ComputationTime t =
+      computation_time(std::vector<double>{100, 300}, std::vector<double>{100, 200});
+  EXPECT_DOUBLE_EQ(t.slowest, 1.5);
+  EXPECT_DOUBLE_EQ(t.balanced, 400.0 / 300.0);  // eq. 5.3 as printed
+  EXPECT_DOUBLE_EQ(computation_time(std::vector<double>{0}, std::vector<double>{0}).slowest, 0.0);
+  EXPECT_THROW(computation_time(std::vector<double>{1}, std::vector<double>{0}), Error);
+  EXPECT_THROW(computation_time(std::vector<double>{1}, std::vector<double>{1, 2}), Error);
+  EXPECT_THROW(computation_time(std::vector<double>{-1}, std::vector<double>{1}), Error);
+}
+
+}  // namespace
+}  // namespace flexmpi
