@@ -170,10 +170,8 @@ namespace {
 
 // The weights of every row (FLEXMPI_LB_MODEL=weight), or none.
 std::span<const double> row_weights(const double* weight) {
-  const auto& decomposition = flexmpi::Runtime::get().state().blocks();
-  if (weight == nullptr || decomposition.empty()) return {};
-  std::int64_t rows = 0;
-  for (const auto& block : decomposition) rows += block.count;
+  const std::int64_t rows = flexmpi::Runtime::get().state().global_rows();
+  if (weight == nullptr || rows < 0) return {};
   return {weight, static_cast<std::size_t>(rows)};
 }
 

@@ -63,16 +63,8 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   }
 }
 
-// The components refer to each other: destroy the users before what they use.
-Runtime::~Runtime() {
-  ull_calibrator_.reset();
-  processes_.reset();
-  controller_.reset();
-  monitor_.reset();
-  metric_.reset();
-  state_.reset();
-  context_.reset();
-}
+// Members go in reverse declaration order: users before what they use.
+Runtime::~Runtime() = default;
 
 void Runtime::start(int thread_level) {
   // A process started by XMPI_Spawn first joins its parents (thesis Alg. 1).

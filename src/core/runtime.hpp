@@ -93,6 +93,7 @@ class Runtime {
 
   static inline Runtime* instance_ = nullptr;
 
+  // Declared so that each component is destroyed before what it refers to.
   Config config_;
   CommProfile comm_profile_;
   double start_wall_ = 0.0;

@@ -755,14 +755,17 @@ void ProcessManager::apply_removal(const json& plan) {
     check_mpi(PMPI_Comm_dup(library, &world), "MPI_Comm_dup (remove)");
     set_error_handlers(library, world, XMPI_COMM_WORLD);
   }
-  MPI_Comm old_library = context_.library_comm();
-  free_comm(old_library);
-  free_comm(XMPI_COMM_WORLD);
+  // The context takes the new communicators before the old ones are freed,
+  // so that it never holds a freed handle.
+  MPI_Comm old_library = context_.library_comm(), old_world = XMPI_COMM_WORLD;
   if (leaving) {
     become_removed();
-    return;
+  } else {
+    context_.rebind(library, world);
   }
-  context_.rebind(library, world);
+  free_comm(old_library);
+  free_comm(old_world);
+  if (leaving) return;
   Decomposition blocks;
   std::vector<bool> awaiting;
   for (std::size_t p = 0; p < awaiting_data_.size(); ++p) {
