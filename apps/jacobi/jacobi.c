@@ -256,6 +256,17 @@ static int launcher_rank(void) {
   return 0;
 }
 
+static void free_buffers(double* a, double* b, double* diagonal, double* x_local, double* x,
+                         int* counts, int* displs) {
+  free(a);
+  free(b);
+  free(diagonal);
+  free(x_local);
+  free(x);
+  free(counts);
+  free(displs);
+}
+
 static int finish(int code) {
   MPI_Finalize();
   return code;
@@ -282,6 +293,11 @@ int main(int argc, char** argv) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(JACOBI_COMM, &rank);
   MPI_Comm_size(JACOBI_COMM, &nprocs);
+#ifndef JACOBI_WITHOUT_FLEXMPI
+  const int newcomer = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
+#else
+  const int newcomer = 0;
+#endif
 
   const long n = options.size;
   const double setup_start = MPI_Wtime();
@@ -301,7 +317,9 @@ int main(int argc, char** argv) {
   double* x_local = malloc(((size_t)count + 1) * sizeof *x_local);
   double* x = calloc((size_t)n, sizeof *x); /* Alg. 9 line 1: x = 0 */
   int failed = a == NULL || b == NULL || diagonal == NULL || x_local == NULL || x == NULL;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, JACOBI_COMM);
+  /* A spawned process joins the others inside their loop: no collective here. */
+  if (!newcomer) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, JACOBI_COMM);
+  if (failed && newcomer) MPI_Abort(MPI_COMM_WORLD, 1); /* the others wait for it */
   if (failed) {
     if (rank == 0) {
       fprintf(stderr, PROGRAM ": --size %ld: cannot allocate %.0f MiB of A per process\n", n,
@@ -324,11 +342,30 @@ int main(int argc, char** argv) {
              "XMPI_Register_vector(x)");
 #endif
 
+  long first_iteration = 0;
+#ifndef JACOBI_WITHOUT_FLEXMPI
+  /* A process spawned by a malleability policy (thesis Fig. 5.14) takes its
+   * rows of A, b, the diagonal and all of x from the others, and resumes
+   * their loop where they are. */
+  if (newcomer) {
+    int resume = 0;
+    check_xmpi(XMPI_Get_data(&resume), "XMPI_Get_data");
+    first_iteration = resume;
+    decomposition(nprocs, n, counts, displs);
+    count = counts[rank];
+    first = displs[rank];
+    free(x_local);
+    x_local = malloc(((size_t)count + 1) * sizeof *x_local);
+    if (x_local == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+#endif
+  int removed = 0;
+
   double mine[kFields] = {(double)count, 0.0, 0.0, 0.0, 0.0, 0.0};
   mine[kSetup] = MPI_Wtime() - setup_start;
-  MPI_Barrier(JACOBI_COMM);
+  if (!newcomer) MPI_Barrier(JACOBI_COMM); /* the others are in their loop already */
   const double loop_start = MPI_Wtime();
-  for (long k = 0; k < options.iterations; ++k) {
+  for (long k = first_iteration; k < options.iterations; ++k) {
     /* The application's own view of the monitored region: wall and CPU time
      * of the whole region, and the time in its one MPI call. With
      * FLEXMPI_EMULATE_SPEED the busy-wait of a slower rank happens in
@@ -345,12 +382,28 @@ int main(int argc, char** argv) {
     mine[kCpu] += thread_cpu_seconds() - cpu_start;
     mine[kRegion] += MPI_Wtime() - region_start;
 #ifndef JACOBI_WITHOUT_FLEXMPI
-    /* End of a sampling interval: flexmpi may give this process another block
-     * (thesis Alg. 5) and has then already moved A, b, the diagonal and x. */
+    /* End of a sampling interval: flexmpi's policy (FLEXMPI_POLICY) may give
+     * this process another block (thesis Alg. 5), or spawn or remove
+     * processes (thesis 5.4, Fig. 5.14); A, b, the diagonal and x have then
+     * already moved. A spawned process runs this program with its arguments. */
     const int old_count = count;
-    check_xmpi(
-        XMPI_Eval_lbalance(rank, nprocs, (int)k, (int)options.iterations, &count, &first, NULL),
-        "XMPI_Eval_lbalance");
+    check_xmpi(XMPI_Eval_reconfig(rank, nprocs, (int)k, (int)options.iterations, &count, &first,
+                                  NULL, NULL, NULL),
+               "XMPI_Eval_reconfig");
+    if (XMPI_Get_process_status() == XMPI_REMOVED) {
+      removed = 1;
+      break;
+    }
+    const int old_nprocs = nprocs;
+    MPI_Comm_rank(JACOBI_COMM, &rank);
+    MPI_Comm_size(JACOBI_COMM, &nprocs);
+    if (nprocs != old_nprocs) {
+      free(counts);
+      free(displs);
+      counts = malloc((size_t)nprocs * sizeof *counts);
+      displs = malloc((size_t)nprocs * sizeof *displs);
+      if (counts == NULL || displs == NULL) MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     /* Every process's block, for MPI_Allgatherv of x: flexmpi knows them all
      * without communication. Refreshed every time, because another process's
      * block can change while this one's stays the same. */
@@ -364,6 +417,10 @@ int main(int argc, char** argv) {
   }
   mine[kRows] = count;
   mine[kLoop] = MPI_Wtime() - loop_start;
+  if (removed) { /* its rows went to the others; it reports nothing */
+    free_buffers(a, b, diagonal, x_local, x, counts, displs);
+    return finish(0);
+  }
 
   /* ||Ax - b||_inf and the error against x_true, each process on its rows. */
   double local_norms[2] = {0.0, 0.0}, norms[2];
@@ -444,12 +501,6 @@ int main(int argc, char** argv) {
   free(library_all);
 #endif
   free(all);
-  free(x);
-  free(x_local);
-  free(diagonal);
-  free(b);
-  free(a);
-  free(displs);
-  free(counts);
+  free_buffers(a, b, diagonal, x_local, x, counts, displs);
   return finish(0);
 }

@@ -11,6 +11,7 @@
 #include "flexmpi/error.hpp"
 #include "policies/policy.hpp"
 #include "resources/hostfile.hpp"
+#include "resources/resource_manager.hpp"
 
 extern char** environ;
 
@@ -180,6 +181,35 @@ std::vector<SettingDescriptor> make_settings() {
        [](Config& c, std::string_view v) {
          c.scheduler = parse_choice(v, {"balance_all", "balance_occupied"});
        }},
+      {"FLEXMPI_RESOURCES", "resources", "hostfile",
+       "hostfile, or scenario:FILE of '<iteration> available|reclaim "
+       "<hostname>:<procType>:<numPE>[:<cost>] ...' lines",
+       "resource manager the malleability policies ask for PEs (src/resources)",
+       [](Config& c, std::string_view v) {
+         try {
+           validate_resources_setting(v);
+         } catch (const Error& e) {
+           throw Rejected{e.what()};
+         }
+         c.resources = std::string(v);
+       }},
+      {"FLEXMPI_NODE_CLASSES", "node-classes", "(none)",
+       "a readable file of '<procType> <speed> [<cost per PE-hour> [<watts per PE>]]' lines",
+       "what a PE of each node class is worth (thesis Table 6.4): policies, emulated cluster",
+       [](Config& c, std::string_view v) {
+         try {
+           c.node_classes = read_node_classes(std::string(v));
+         } catch (const Error& e) {
+           throw Rejected{e.what()};
+         }
+         c.node_classes_file = std::string(v);
+       }},
+      {"FLEXMPI_EMULATE_CLUSTER", "emulate-cluster", "0", "0 or 1",
+       "1: the hostfile's nodes are emulated on this machine (SPEC section 6): processes fill "
+       "them in order, MPI places them here, each runs at its class's relative speed",
+       [](Config& c, std::string_view v) {
+         c.emulate_cluster = parse_choice(v, {"0", "1"}) == "1";
+       }},
       {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",
        [](Config& c, std::string_view v) {
          if (v.empty()) throw Rejected{};
@@ -198,6 +228,15 @@ std::vector<SettingDescriptor> make_settings() {
            throw Rejected{e.what()};
          }
          c.emulate_speed = std::string(v);
+       }},
+      {"FLEXMPI_EMULATE_MODE", "emulate-mode", "burn", "one of burn, sleep",
+       "how an emulated rank waits out its extra time: burn spins on the CPU (one real core "
+       "per emulated one), sleep sleeps and counts the sleep as computation and CPU time "
+       "(~20 emulated ranks on 2 cores; the real work must stay well below the emulated time)",
+       [](Config& c, std::string_view v) {
+         const std::optional<EmulationMode> mode = parse_emulation_mode(v);
+         if (!mode) throw Rejected{};
+         c.emulate_mode = *mode;
        }},
       {"FLEXMPI_PROFILE", "profile", "(off)", "a file path, or - for standard error",
        "communication/computation profile written at MPI_Finalize",
@@ -242,6 +281,15 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
       if (!rejected.why.empty()) message += " (" + rejected.why + ")";
       throw Error(Errc::bad_config, message);
     }
+  }
+  if (config.emulate_cluster && config.hostfile.empty()) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_EMULATE_CLUSTER=1 needs FLEXMPI_HOSTFILE: the nodes to emulate");
+  }
+  if (config.emulate_cluster && !config.emulate_speed.empty()) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_EMULATE_CLUSTER=1 takes each process's speed from its node class: "
+                "unset FLEXMPI_EMULATE_SPEED");
   }
   return config;
 }

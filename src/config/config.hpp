@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "emulation/speed_emulator.hpp"
 #include "policies/schedule.hpp"
+#include "resources/node_classes.hpp"
 
 namespace flexmpi {
 
@@ -33,10 +35,16 @@ struct Config {
   std::string constraint = "efficiency";  ///< efficiency | cost
   std::string hostfile;                   ///< processor description (empty: none)
   std::string scheduler = "balance_all";  ///< balance_all | balance_occupied
+  std::string resources = "hostfile";     ///< hostfile | scenario:FILE (resource manager)
+  std::string node_classes_file;          ///< node-class description (empty: none)
+  std::vector<NodeClass> node_classes;    ///< its classes, parsed and validated
+  bool emulate_cluster = false;           ///< the hostfile's nodes are emulated on this machine
   std::string trace;                      ///< JSON-lines trace path (empty: off)
   std::string emulate_speed;              ///< relative speed per rank, validated by the emulator
-  std::string profile;                    ///< profile-only report path ("-" = stderr, empty: off)
-  std::string log_level = "info";         ///< trace | debug | info | warn | error | off
+  /// burn | sleep: how an emulated rank waits out its extra time
+  EmulationMode emulate_mode = EmulationMode::burn;
+  std::string profile;             ///< profile-only report path ("-" = stderr, empty: off)
+  std::string log_level = "info";  ///< trace | debug | info | warn | error | off
 };
 
 /// One setting: its environment variable, its flexrun option and how to read it.

@@ -116,8 +116,14 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
     redistribution_cost_.observe(pending_redistribution_bytes_, measured);
     pending_redistribution_bytes_ = 0.0;
   }
-  const IntervalInput input{*last_interval_, iteration, max_iterations,
-                            weight,          state_,    redistribution_cost_};
+  IntervalInput input{*last_interval_, iteration, max_iterations,
+                      weight,          state_,    redistribution_cost_};
+  ResourceView resources;
+  if (policy_->uses_resources() && processes_ != nullptr) {
+    resources = processes_->resource_view(iteration);
+    extra["resources"] = resources;
+    input.resources = &resources;
+  }
   PolicyDecision decision = policy_->on_interval(input);
   extra.update(decision.record);
   if (decision.target) extra.update(carry_out(*decision.target, weight));
@@ -133,6 +139,10 @@ RowBlock AdaptationController::change_processes(const ProcessChange& change, int
   const std::vector<std::string> classes(
       change.node_class.empty() ? 0 : static_cast<std::size_t>(count), change.node_class);
   try {
+    if (change.reclaim) {
+      processes_->remove_reclaimed();
+      return state_.own_block();
+    }
     if (change.remove > 0) {
       processes_->remove(change.remove, classes);
       return state_.own_block();

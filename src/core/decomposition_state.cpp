@@ -75,6 +75,10 @@ RedistributionStats DecompositionState::move_to(const Decomposition& target) {
   return stats;
 }
 
+void DecompositionState::share_replicated() {
+  data_.share_replicated(blocks_, context_.library_comm());
+}
+
 RedistributionStats DecompositionState::redistribute_blocks(const RowBlock& old_block,
                                                             const RowBlock& new_block) {
   // Every process knows only its own blocks: gather both decompositions.

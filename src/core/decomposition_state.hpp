@@ -55,6 +55,9 @@ class DecompositionState {
   /// Moves every registered structure to `target` and makes it the
   /// decomposition (collective over the library communicator).
   RedistributionStats move_to(const Decomposition& target);
+  /// After a spawn: every process, the new ones too, holds all rows of each
+  /// replicated structure (DataRegistry::share_replicated). Collective.
+  void share_replicated();
   /// XMPI_Redistribute_data: every process gives only its own old and new
   /// block; they are gathered, the data move, and if `from` was the current
   /// decomposition (or there was none) `to` becomes it (collective).

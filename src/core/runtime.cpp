@@ -12,6 +12,7 @@
 #include "monitoring/clock.hpp"
 #include "process/process_manager.hpp"
 #include "profiling/profile_report.hpp"
+#include "resources/node_classes.hpp"
 
 namespace flexmpi {
 
@@ -22,7 +23,7 @@ Runtime& Runtime::get() {
   return *instance_;
 }
 
-Runtime::Runtime(int thread_level, MPI_Comm world)
+Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& emulated_speeds)
     : config_(load_config_from_environment()),
       comm_profile_(thread_level == MPI_THREAD_MULTIPLE),
       start_wall_(wall_seconds()) {
@@ -30,11 +31,20 @@ Runtime::Runtime(int thread_level, MPI_Comm world)
   state_ = std::make_unique<DecompositionState>(*context_, parse_workload_model(config_.lb_model));
   const int rank = context_->rank();
   // The emulated speed may be a function of this process's work units (SPEC section 6).
-  const std::vector<SpeedFunction> speeds = config_.emulate_speed.empty()
-                                                ? std::vector<SpeedFunction>{}
-                                                : parse_speed_list(config_.emulate_speed);
+  std::vector<SpeedFunction> speeds;
+  if (!config_.emulate_speed.empty()) speeds = parse_speed_list(config_.emulate_speed);
+  if (config_.emulate_cluster) {
+    // The emulated cluster (SPEC section 6): each process at its node class's speed.
+    const std::vector<double> by_class =
+        emulated_speeds.empty()
+            ? initial_emulated_speeds(read_hostfile(config_.hostfile), config_.node_classes,
+                                      context_->size())
+            : emulated_speeds;
+    speeds.assign(by_class.begin(), by_class.end());
+  }
   const SpeedEmulator emulator =
-      SpeedEmulator::for_rank(speeds, rank, [this] { return state_->work(); });
+      SpeedEmulator::for_rank(speeds, rank, [this] { return state_->work(); },
+                              config_.emulate_mode);
   MetricContext metric_context;
   metric_context.current_work = [this] { return state_->work(); };
   // Which metric is in use is worth a line only to who asks (FLEXMPI_LOG_LEVEL=debug):
@@ -96,7 +106,8 @@ void Runtime::start_spawned(int thread_level) {
   // Agreement on the runtime, built on the merged communicator.
   std::string failure;
   try {
-    instance_ = new Runtime(thread_level, joined.merged);
+    instance_ = new Runtime(thread_level, joined.merged,
+                            joined.join.value("emulated_speeds", std::vector<double>{}));
   } catch (const std::exception& e) {
     failure = e.what();
   }

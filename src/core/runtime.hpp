@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "core/adaptation_controller.hpp"
@@ -84,7 +85,10 @@ class Runtime {
  private:
   // world: MPI_COMM_WORLD, or for a spawned process the communicator merged
   // with its parents.
-  explicit Runtime(int thread_level, MPI_Comm world = MPI_COMM_WORLD);
+  /// emulated_speeds: a spawned process of the emulated cluster gets the
+  /// relative speed of every process from its parents (its node class's).
+  explicit Runtime(int thread_level, MPI_Comm world = MPI_COMM_WORLD,
+                   const std::vector<double>& emulated_speeds = {});
   /// MPI_Init of a process started by XMPI_Spawn (thesis Alg. 1).
   static void start_spawned(int thread_level);
   /// Ends this process at once (a spawned process whose spawn was undone).

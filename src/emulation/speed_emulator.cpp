@@ -1,8 +1,10 @@
 #include "emulation/speed_emulator.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -157,8 +159,18 @@ std::vector<SpeedFunction> parse_speed_list(std::string_view text) {
   return functions;
 }
 
+std::optional<EmulationMode> parse_emulation_mode(std::string_view text) {
+  if (text == "burn") return EmulationMode::burn;
+  if (text == "sleep") return EmulationMode::sleep;
+  return std::nullopt;
+}
+
 double emulation_delay(double computation_seconds, double unit_seconds, double emulated_units) {
   return std::max(0.0, unit_seconds * emulated_units - std::max(0.0, computation_seconds));
+}
+
+bool emulation_late(double computation_seconds, double unit_seconds, double emulated_units) {
+  return computation_seconds > unit_seconds * emulated_units;
 }
 
 void busy_wait(double seconds) {
@@ -168,6 +180,23 @@ void busy_wait(double seconds) {
 #if defined(__x86_64__) || defined(__i386__)
     _mm_pause();
 #endif
+  }
+}
+
+timespec monotonic_deadline(double start_seconds, double seconds) {
+  const double whole = std::floor(start_seconds);
+  // Nanoseconds past the whole second; a fraction that rounds up to 1e9 carries.
+  const long long nanoseconds = std::llround((start_seconds - whole + seconds) * 1e9);
+  timespec deadline{};
+  deadline.tv_sec = static_cast<time_t>(whole) + static_cast<time_t>(nanoseconds / 1'000'000'000);
+  deadline.tv_nsec = nanoseconds % 1'000'000'000;
+  return deadline;
+}
+
+void sleep_wait(double seconds) {
+  if (seconds <= 0.0) return;
+  const timespec deadline = monotonic_deadline(wall_seconds(), seconds);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr) == EINTR) {
   }
 }
 
@@ -183,10 +212,10 @@ void UnitTimeEstimate::add(double seconds, double units) {
 
 double UnitTimeEstimate::unit_seconds() const { return lower_median(window_); }
 
-SpeedEmulator::SpeedEmulator(double speed) : function_(speed) {}
+SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode) : function_(speed), mode_(mode) {}
 
-SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work)
-    : function_(std::move(function)), work_(std::move(work)) {}
+SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work, EmulationMode mode)
+    : function_(std::move(function)), work_(std::move(work)), mode_(mode) {}
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int rank) {
   if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size())
@@ -195,29 +224,40 @@ SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int ran
 }
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<SpeedFunction>& functions, int rank,
-                                      WorkSource work) {
+                                      WorkSource work, EmulationMode mode) {
   if (rank >= 0 && static_cast<std::size_t>(rank) < functions.size()) {
-    return SpeedEmulator(functions[static_cast<std::size_t>(rank)], std::move(work));
+    return SpeedEmulator(functions[static_cast<std::size_t>(rank)], std::move(work), mode);
   }
-  return SpeedEmulator(1.0);
+  return SpeedEmulator(1.0, mode);
 }
 
 std::string SpeedEmulator::describe() const {
-  if (function_.constant()) return function_.text();
-  return function_.text() + " (SPEED@SIZE:SPEED: work units beyond SIZE run at the next speed)";
+  const std::string waiting =
+      mode_ == EmulationMode::sleep ? ", sleeping the extra time (FLEXMPI_EMULATE_MODE=sleep)" : "";
+  if (function_.constant()) return function_.text() + waiting;
+  return function_.text() + " (SPEED@SIZE:SPEED: work units beyond SIZE run at the next speed)" +
+         waiting;
 }
 
-void SpeedEmulator::slow_down(double computation_seconds) {
-  slow_down(computation_seconds, work_ ? work_() : 0.0);
+bool SpeedEmulator::slow_down(double computation_seconds) {
+  return slow_down(computation_seconds, work_ ? work_() : 0.0);
 }
 
-void SpeedEmulator::slow_down(double computation_seconds, double work_units) {
-  if (!active()) return;
+bool SpeedEmulator::slow_down(double computation_seconds, double work_units) {
+  if (!active()) return false;
   unit_time_.add(computation_seconds, work_units);
   // Unknown work: one unit per iteration, at the speed of small partitions.
   const double emulated =
       work_units > 0.0 ? function_.emulated_units(work_units) : 1.0 / function_.base_speed();
-  busy_wait(emulation_delay(computation_seconds, unit_time_.unit_seconds(), emulated));
+  const double unit_seconds = unit_time_.unit_seconds();
+  // The same target in both modes: only the way of waiting differs.
+  const double delay = emulation_delay(computation_seconds, unit_seconds, emulated);
+  if (mode_ == EmulationMode::sleep) {
+    sleep_wait(delay);
+  } else {
+    busy_wait(delay);
+  }
+  return emulation_late(computation_seconds, unit_seconds, emulated);
 }
 
 }  // namespace flexmpi

@@ -1,10 +1,16 @@
 // Emulation of slower processing elements (SPEC section 6).
 //
-// A process emulated at relative speed s < 1 busy-waits, after each monitored
+// A process emulated at relative speed s < 1 waits, after each monitored
 // iteration, until its computation has taken as long as a core of speed s
-// needs for its work: it looks like a dedicated slower core (CPU time ~ wall
-// time), which a sleep would not. Nothing is active unless
-// FLEXMPI_EMULATE_SPEED is set.
+// needs for its work. Nothing is active unless FLEXMPI_EMULATE_SPEED is set.
+// FLEXMPI_EMULATE_MODE says how it waits:
+// - burn (default): it spins on the CPU, so it looks like a dedicated slower
+//   core by itself (CPU time ~ wall time), but each emulated core takes a real one;
+// - sleep: it sleeps, and the monitor counts the sleep as computation and as
+//   CPU time, so that the balancer sees the same dedicated slower core while
+//   ~20 emulated cores share 2 real ones (SPEC section 6). Its real work must
+//   stay well below the emulated time: an iteration whose real computation
+//   already exceeds it is counted as late (ProcessInterval::emulation_late_iterations).
 //
 // The target time is the process's *typical* full-speed time per work unit
 // (the median of its recent iterations) times the work divided by s, and the
@@ -23,7 +29,9 @@
 // speed model mispredicts it.
 #pragma once
 
+#include <ctime>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -74,16 +82,41 @@ class SpeedFunction {
  */
 std::vector<SpeedFunction> parse_speed_list(std::string_view text);
 
-/// Busy time that pads an iteration which computed `computation_seconds` up
+/// How an emulated core waits out the time its slower speed adds (FLEXMPI_EMULATE_MODE).
+enum class EmulationMode {
+  burn,   ///< spins on the CPU: one real core per emulated one
+  sleep,  ///< sleeps; the monitor counts the sleep as computation and CPU time
+};
+
+/// "burn" or "sleep"; nothing for any other text.
+std::optional<EmulationMode> parse_emulation_mode(std::string_view text);
+
+/// Time that pads an iteration which computed `computation_seconds` up
 /// to the emulated time `unit_seconds` x `emulated_units` (unit_seconds: the
 /// typical full-speed time per work unit; emulated_units: the work in
 /// full-speed units, SpeedFunction::emulated_units). Never negative.
 double emulation_delay(double computation_seconds, double unit_seconds, double emulated_units);
 
+/// true when an iteration that computed `computation_seconds` already took
+/// longer than its emulated time (same arguments as emulation_delay): the
+/// emulation could not keep up, and the iteration shows the real core's
+/// speed, not the emulated one's.
+bool emulation_late(double computation_seconds, double unit_seconds, double emulated_units);
+
 /// Spins on the CPU (no sleeping) for `seconds`, with the CPU's spin-wait
 /// hint (x86 PAUSE), so that a sibling hardware thread running another
 /// process keeps most of the core.
 void busy_wait(double seconds);
+
+/// The CLOCK_MONOTONIC time `seconds` >= 0 after `start_seconds` (both in
+/// seconds, as wall_seconds() reads it), normalised for clock_nanosleep.
+timespec monotonic_deadline(double start_seconds, double seconds);
+
+/// Sleeps for `seconds`: clock_nanosleep to an absolute CLOCK_MONOTONIC
+/// deadline, which a signal cannot stretch (the sleep resumes towards the
+/// same deadline). Wakes up late by the timer slack (~50 us) plus the time
+/// the scheduler takes to run the process again.
+void sleep_wait(double seconds);
 
 /// The typical full-speed time per work unit of a process: the (lower) median of its
 /// last iterations on the same work (a change of more than 1 % starts
@@ -111,31 +144,37 @@ class SpeedEmulator {
   using WorkSource = std::function<double()>;
 
   /// speed 1.0 disables the emulation.
-  explicit SpeedEmulator(double speed = 1.0);
+  explicit SpeedEmulator(double speed = 1.0, EmulationMode mode = EmulationMode::burn);
   /// A speed function; `work` tells the current partition size (may be empty
   /// for a constant function).
-  SpeedEmulator(SpeedFunction function, WorkSource work);
+  SpeedEmulator(SpeedFunction function, WorkSource work, EmulationMode mode = EmulationMode::burn);
   /// Constant speed of `rank` from a list; ranks past its end run at full speed.
   static SpeedEmulator for_rank(const std::vector<double>& speeds, int rank);
   /// Speed function of `rank` from parse_speed_list; `work` gives its partition size.
   static SpeedEmulator for_rank(const std::vector<SpeedFunction>& functions, int rank,
-                                WorkSource work);
+                                WorkSource work, EmulationMode mode = EmulationMode::burn);
 
   [[nodiscard]] bool active() const { return function_.slows_down(); }
+  /// true when this process sleeps its emulated time: its real CPU time is
+  /// then not the emulated core's (Monitor reports CPU time = wall time).
+  [[nodiscard]] bool sleeps() const { return active() && mode_ == EmulationMode::sleep; }
   /// The speed of small partitions (the constant speed of a constant function).
   [[nodiscard]] double speed() const { return function_.base_speed(); }
   [[nodiscard]] const SpeedFunction& function() const { return function_; }
-  /// For log messages: "0.5" or "0.9@2000:0.3 (speed per work unit beyond each size)".
+  /// For log messages: "0.5" or "0.9@2000:0.3 (speed per work unit beyond each size)",
+  /// followed by ", sleeping the extra time (...)" in sleep mode.
   [[nodiscard]] std::string describe() const;
-  /// Busy-waits the emulation delay for an iteration that computed this long,
-  /// on a partition of the work units the work source reports.
-  void slow_down(double computation_seconds);
+  /// Waits (burns or sleeps) the emulation delay for an iteration that
+  /// computed this long, on a partition of the work units the work source
+  /// reports. Returns true if the iteration was late (emulation_late).
+  bool slow_down(double computation_seconds);
   /// The same for a partition of `work_units` given by the caller.
-  void slow_down(double computation_seconds, double work_units);
+  bool slow_down(double computation_seconds, double work_units);
 
  private:
   SpeedFunction function_;
   WorkSource work_;
+  EmulationMode mode_;
   UnitTimeEstimate unit_time_;
 };
 

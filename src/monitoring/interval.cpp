@@ -14,6 +14,7 @@ void ProcessInterval::add(const IterationSample& sample) {
   cpu += sample.cpu;
   mpi += sample.mpi;
   metric += sample.metric;
+  if (sample.emulation_late) ++emulation_late_iterations;
 }
 
 double typical_computation(const std::vector<double>& iteration_computation) {
@@ -50,6 +51,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[10] = node_cores;
   out[11] = typical_computation;
   out[12] = redistribution_seconds;
+  out[13] = emulation_late_iterations;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -67,6 +69,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.node_cores = in[10];
   p.typical_computation = in[11];
   p.redistribution_seconds = in[12];
+  p.emulation_late_iterations = static_cast<int>(in[13]);
   return p;
 }
 

@@ -15,6 +15,9 @@ struct IterationSample {
   double cpu = 0.0;     ///< Tcpu the computing thread got, seconds
   double mpi = 0.0;     ///< time inside MPI calls within the region, seconds
   double metric = 0.0;  ///< speed-metric count (work units or FLOP)
+  /// The emulated slower core could not keep up: the real computation
+  /// already took longer than the emulated time (SpeedEmulator::slow_down).
+  bool emulation_late = false;
 
   /// wall - MPI, never negative: MPI time is read from the TSC and wall
   /// time from CLOCK_MONOTONIC, so a region spent almost entirely waiting
@@ -48,6 +51,10 @@ struct ProcessInterval {
   /// Wall time this process spent redistributing data since the previous
   /// interval (0: none): the measured cost the prediction model learns from.
   double redistribution_seconds = 0.0;
+  /// Iterations of the interval the speed emulation could not keep up with
+  /// (IterationSample::emulation_late): their real computation alone
+  /// exceeded the emulated time, so they ran at the real core's speed.
+  int emulation_late_iterations = 0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
   /// this process's node runs more processes of the application than it has
@@ -79,7 +86,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 13;
+  static constexpr int kFieldCount = 14;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };

@@ -36,16 +36,22 @@ void Monitor::begin(std::span<const std::string> events) {
 
 IterationSample Monitor::end(std::span<long long> counts) {
   if (!open_) throw Error(Errc::bad_state, "no iteration is being monitored");
+  IterationSample sample;
   if (emulator_.active()) {
     // The emulated slower core needs more time for the computation only,
     // not for the communication (SPEC section 6).
     const double computed = (wall_seconds() - wall_start_) - (profile_.mpi_seconds() - mpi_start_);
-    emulator_.slow_down(computed);
+    sample.emulation_late = emulator_.slow_down(computed);
   }
   metric_.stop(counts_);
-  IterationSample sample;
   sample.cpu = cpu_seconds() - cpu_start_;
   sample.wall = wall_seconds() - wall_start_;  // after the CPU read: see begin()
+  // The emulated core is a dedicated one. In burn mode the process shows it
+  // by itself (it spins through its wait, and Open MPI polls through MPI
+  // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
+  // (and, with several ranks per core, its real work's preemptions) would
+  // read as a shared PE. Its computation is still wall - MPI.
+  if (emulator_.sleeps()) sample.cpu = sample.wall;
   // MPI time is read from the PMPI wrappers' TSC timer, wall time from
   // CLOCK_MONOTONIC; their calibrated rates differ by ~1e-5, so an iteration
   // that is all MPI could show a few ns more MPI than wall time.

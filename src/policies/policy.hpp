@@ -16,6 +16,7 @@
 #include "core/row_block.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
+#include "resources/resource_manager.hpp"
 
 namespace flexmpi {
 
@@ -30,6 +31,9 @@ struct IntervalInput {
   std::span<const double> weight;  ///< per-row weights (FLEXMPI_LB_MODEL=weight), else empty
   DecompositionState& state;       ///< blocks, registered data, workload model
   const RedistributionCost& redistribution_cost;  ///< the model's price of moving data
+  /// The resource manager's grants (thesis 5.4, getSystemStatus), for a
+  /// policy whose uses_resources() is true; else nullptr.
+  const ResourceView* resources = nullptr;
 };
 
 /// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the
@@ -38,6 +42,7 @@ struct ProcessChange {
   int spawn = 0;           ///< processes to spawn
   int remove = 0;          ///< spawned processes to remove
   std::string node_class;  ///< procType of the hostfile; empty: any
+  bool reclaim = false;    ///< remove the processes on reclaimed PEs (ResourceView::reclaimed)
 };
 
 /// A policy's answer: the trace fields that explain it, and either the
@@ -55,6 +60,9 @@ class Policy {
   /// The end of a sampling interval (collective: every process calls it with
   /// the same report and must decide the same).
   virtual PolicyDecision on_interval(const IntervalInput& input) = 0;
+  /// Whether on_interval needs the resource manager's view (one broadcast
+  /// per interval).
+  [[nodiscard]] virtual bool uses_resources() const { return false; }
   /// The set of processes changed: what was learnt about the old one is void.
   virtual void on_reconfiguration() {}
   /// Per process, a robust speed measured on the current blocks (metric per

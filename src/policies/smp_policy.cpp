@@ -14,10 +14,29 @@ void SmpPolicy::import_state(const nlohmann::json& state) {
 }
 
 PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
-  // One action per sampling interval: a spawned process starts its loop
-  // between two of them, so every process takes part in each.
+  if (input.resources != nullptr && !input.resources->unmet_reclaim.empty()) {
+    PolicyDecision decision = balancing_.on_interval(input);
+    decision.record["unmet_reclaim"] = input.resources->unmet_reclaim;
+    return decision;
+  }
+  if (input.resources != nullptr && input.resources->reclaimed > 0) {
+    PolicyDecision decision;
+    decision.record = {{"decision", "reconfigure"},
+                       {"reason", "PEs reclaimed by the resource manager"}};
+    ProcessChange change;
+    change.remove = input.resources->reclaimed;
+    change.reclaim = true;
+    decision.change = change;
+    return decision;
+  }
+  if (auto decision = scheduled_action(input)) return *decision;
+  if (auto decision = grow(input)) return *decision;
+  return balancing_.on_interval(input);
+}
+
+std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& input) {
   if (next_ >= schedule_.size() || schedule_[next_].iteration > input.iteration) {
-    return balancing_.on_interval(input);
+    return std::nullopt;
   }
   const ScheduledAction action = schedule_[next_++];
   const int nprocs = static_cast<int>(input.report.processes.size());
@@ -38,6 +57,23 @@ PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
   ProcessChange change;
   (action.spawn ? change.spawn : change.remove) = count;
   change.node_class = action.node_class;
+  decision.change = change;
+  return decision;
+}
+
+std::optional<PolicyDecision> SmpPolicy::grow(const IntervalInput& input) const {
+  if (input.resources == nullptr) return std::nullopt;
+  int idle = 0;
+  for (const NodeClassStatus& c : input.resources->classes) {
+    idle += std::max(0, c.granted_pes - c.running);
+  }
+  const int nprocs = static_cast<int>(input.report.processes.size());
+  if (max_procs_ > 0) idle = std::min(idle, max_procs_ - nprocs);
+  if (idle <= 0) return std::nullopt;
+  PolicyDecision decision;
+  decision.record = {{"decision", "reconfigure"}, {"reason", "idle PEs granted"}};
+  ProcessChange change;
+  change.spawn = idle;
   decision.change = change;
   return decision;
 }

@@ -1,13 +1,18 @@
 // FLEXMPI_POLICY=smp: the Strict malleability policy (thesis 5.4.1, Alg. 6).
-// Today it follows the predefined process schedule (FLEXMPI_SCHEDULE): at the
-// first sampling interval ending at or after an action's iteration it spawns
-// or removes the processes, bounded by FLEXMPI_MAX_PROCS, then rebalances
-// every row (Alg. 6 lines 14-17); in the intervals between, it balances the
-// load as the lb policy does. Growing onto PEs a resource manager offers is
-// the other half of Alg. 6 (issue 13).
+// At the end of each sampling interval, in this order:
+//   1. processes on PEs the resource manager reclaimed are removed (never one
+//      of the initial set), their data going to the others;
+//   2. the next action of the predefined schedule (FLEXMPI_SCHEDULE) whose
+//      iteration has come: spawn or remove, bounded by FLEXMPI_MAX_PROCS;
+//   3. else the job grows onto the idle PEs the resource manager grants
+//      (FLEXMPI_RESOURCES), up to FLEXMPI_MAX_PROCS (Alg. 6 lines 3-11);
+//   4. else the load is balanced as the lb policy does.
+// After a change every row is rebalanced (Alg. 6 lines 14-17). One change per
+// interval: a spawned process starts its loop between two of them.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "policies/lb_policy.hpp"
@@ -20,6 +25,7 @@ class SmpPolicy final : public Policy {
   explicit SmpPolicy(const Config& config);
   [[nodiscard]] std::string_view name() const override { return "smp"; }
   PolicyDecision on_interval(const IntervalInput& input) override;
+  [[nodiscard]] bool uses_resources() const override { return true; }
   void on_reconfiguration() override { balancing_.on_reconfiguration(); }
   [[nodiscard]] std::vector<double> measured_speeds() const override {
     return balancing_.measured_speeds();
@@ -28,6 +34,11 @@ class SmpPolicy final : public Policy {
   void import_state(const nlohmann::json& state) override;
 
  private:
+  /// Step 2: the schedule's next action, if its iteration has come.
+  std::optional<PolicyDecision> scheduled_action(const IntervalInput& input);
+  /// Step 3: spawn onto the idle PEs, if any.
+  [[nodiscard]] std::optional<PolicyDecision> grow(const IntervalInput& input) const;
+
   LbPolicy balancing_;
   std::vector<ScheduledAction> schedule_;
   int max_procs_ = 0;     // 0: as many as the scheduler finds PEs for

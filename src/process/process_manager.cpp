@@ -23,6 +23,7 @@
 #include "flexmpi/error.hpp"
 #include "monitoring/clock.hpp"
 #include "resources/hostfile.hpp"
+#include "resources/node_classes.hpp"
 
 extern char** environ;
 
@@ -286,9 +287,13 @@ void ProcessManager::ensure_process_table() {
                         MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, context_.library_comm()),
             "MPI_Gather (hosts)");
   if (context_.rank() == 0) {
-    for (int p = 0; p < context_.size(); ++p) {
-      initial_hosts_.emplace_back(all.data() +
-                                  static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME);
+    if (config_.emulate_cluster) {
+      initial_hosts_ = place_initial_processes(read_hostfile(config_.hostfile), context_.size());
+    } else {
+      for (int p = 0; p < context_.size(); ++p) {
+        initial_hosts_.emplace_back(all.data() +
+                                    static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME);
+      }
     }
     known_speed_.assign(static_cast<std::size_t>(context_.size()), 0.0);
   }
@@ -297,19 +302,62 @@ void ProcessManager::ensure_process_table() {
 
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
-    std::vector<NodeDescription> nodes;
-    if (!config_.hostfile.empty()) {
-      try {
-        nodes = read_hostfile(config_.hostfile);
-      } catch (const std::exception& e) {
-        throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
-      }
-    }
-    scheduler_ =
-        std::make_unique<Scheduler>(std::move(nodes), parse_scheduling_policy(config_.scheduler));
+    resources_ = make_resource_manager(config_, initial_hosts_);
+    scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes,
+                                             parse_scheduling_policy(config_.scheduler));
     scheduler_->set_initial_processes(initial_hosts_);
   }
   return *scheduler_;
+}
+
+ResourceView ProcessManager::describe_resources() {
+  Scheduler& s = scheduler();
+  std::map<std::string, NodeClassStatus> classes;
+  for (const NodeDescription& node : s.nodes()) {
+    NodeClassStatus& c = classes[node.proc_type];
+    c.name = node.proc_type;
+    c.granted_pes += node.processing_elements;
+    if (node.cost) c.cost = *node.cost;
+  }
+  for (const ScheduledProcess& p : s.processes()) {
+    const auto c = classes.find(s.node_class_of(p.host));
+    if (c == classes.end()) continue;  // a host no node describes
+    ++c->second.running;
+    if (p.dynamic) ++c->second.removable;
+  }
+  ResourceView view;
+  for (auto& [name, c] : classes) view.classes.push_back(std::move(c));
+  try {
+    view.reclaimed = static_cast<int>(s.plan_reclaim().size());
+  } catch (const Error& e) {
+    view.unmet_reclaim = e.what();
+  }
+  return view;
+}
+
+ResourceView ProcessManager::resource_view(long long iteration) {
+  ensure_process_table();
+  return decide([&] {
+           scheduler().set_nodes(resources_->status(iteration).nodes);
+           return json(describe_resources());
+         })
+      .get<ResourceView>();
+}
+
+void ProcessManager::remove_reclaimed() {
+  agree(Op::remove, reconfiguration_blocker(true));
+  ensure_process_table();
+  apply_removal(decide([&] { return plan_removal(scheduler().plan_reclaim()); }));
+}
+
+double ProcessManager::emulated_speed(const std::string& host) {
+  return relative_speed(config_.node_classes, scheduler().node_class_of(host));
+}
+
+void ProcessManager::submit_allocation() {
+  std::map<std::string, int> per_host;
+  for (const ScheduledProcess& p : scheduler().processes()) ++per_host[p.host];
+  resources_->submit_allocation(per_host);
 }
 
 // ---- speeds and decompositions (rank 0) ------------------------------------------
@@ -436,9 +484,10 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
     } else {
       check_mpi(PMPI_Info_create(&infos[k]), "MPI_Info_create");
     }
-    if (!host.empty()) {
+    if (!host.empty()) where += (where.empty() ? " on " : ", ") + host;
+    // An emulated node is a name only: MPI places the process on this machine.
+    if (!host.empty() && !config_.emulate_cluster) {
       check_mpi(PMPI_Info_set(infos[k], "host", host.c_str()), "MPI_Info_set");
-      where += (where.empty() ? " on " : ", ") + host;
     }
   }
   MPI_Comm inter = MPI_COMM_NULL;
@@ -528,6 +577,18 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
       join = {{"remaining", steps - step - 1}, {"env", flexmpi_environment()},
               {"rows", state_.global_rows()},  {"decomposition", to_json(blocks)},
               {"awaiting", awaiting},          {"loop", loop_.export_state()}};
+      if (config_.emulate_cluster) {
+        // A new process runs at the speed of the emulated node it was placed on.
+        std::vector<double> speeds;
+        for (const ScheduledProcess& process : scheduler().processes()) {
+          speeds.push_back(emulated_speed(process.host));
+        }
+        const int first = prepared_->batch ? 0 : step;
+        for (int k = 0; k < fresh; ++k) {
+          speeds.push_back(emulated_speed(prepared_->hosts[static_cast<std::size_t>(first + k)]));
+        }
+        join["emulated_speeds"] = speeds;
+      }
     }
     join = broadcast_json(join, 0, merged);
     // The new processes check their settings, then create their runtime,
@@ -570,6 +631,7 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
         hosts.push_back(host);
       }
       scheduler().add_spawned(hosts, prepared_->batch);
+      submit_allocation();
       known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
     }
     // The communicators of the call's start stay until it succeeds (roll_back).
@@ -777,6 +839,7 @@ void ProcessManager::apply_removal(const json& plan) {
   awaiting_data_ = std::move(awaiting);
   if (context_.rank() == 0) {
     scheduler().remove(victims);
+    submit_allocation();
     std::vector<double> speeds;
     for (std::size_t p = 0; p < known_speed_.size(); ++p) {
       if (!gone.contains(static_cast<int>(p))) speeds.push_back(known_speed_[p]);
@@ -812,6 +875,7 @@ void ProcessManager::become_removed() {
 int ProcessManager::apply_data(const json& plan) {
   if (plan.contains("target")) {
     state_.move_to(from_json(plan["target"]));
+    state_.share_replicated();
     state_.update_work({});
   }
   awaiting_data_.assign(awaiting_data_.size(), false);

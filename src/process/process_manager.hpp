@@ -67,6 +67,7 @@
 #include "core/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"
 #include "process/reconfiguration_hooks.hpp"
+#include "resources/resource_manager.hpp"
 #include "scheduler/scheduler.hpp"
 
 namespace flexmpi {
@@ -107,6 +108,13 @@ class ProcessManager {
   void remove(int nprocs, std::span<const std::string> node_classes);
   /// Removes the processes of these ranks (spawned ones only).
   void remove_ranks(std::span<const int> ranks);
+  /// getSystemStatus (thesis 5.4): rank 0 asks the resource manager
+  /// (FLEXMPI_RESOURCES) what the job holds at `iteration`, gives it to the
+  /// scheduler and broadcasts the view per node class. Collective.
+  ResourceView resource_view(long long iteration);
+  /// Removes the processes that run on reclaimed PEs (resource_view's
+  /// `reclaimed`), their data going to the others. Collective.
+  void remove_reclaimed();
   /// XMPI_Get_data, in a newly spawned process: its rows of every registered
   /// structure and the iteration the others passed to send_data.
   int get_data();
@@ -162,6 +170,12 @@ class ProcessManager {
   // Gathers the hosts of the initial set on rank 0, once (collective).
   void ensure_process_table();
   Scheduler& scheduler();  // rank 0 only
+  /// Rank 0: the view of the scheduler's nodes and processes per node class.
+  ResourceView describe_resources();
+  /// Rank 0: tells the resource manager what the job runs now (submitAllocation).
+  void submit_allocation();
+  /// Rank 0: relative speed of a process on `host` of the emulated cluster.
+  double emulated_speed(const std::string& host);
 
   nlohmann::json plan_spawn(const SpawnRequest& request);      // rank 0
   nlohmann::json plan_removal(const std::vector<int>& ranks);  // rank 0
@@ -197,6 +211,7 @@ class ProcessManager {
 
   // Rank 0 only.
   std::vector<std::string> initial_hosts_;
+  std::unique_ptr<ResourceManager> resources_;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<double> known_speed_;  // per rank, 0: unknown
   struct PreparedSpawn {

@@ -580,6 +580,36 @@ double DataRegistry::bytes_per_row() const {
   return bytes;
 }
 
+void DataRegistry::share_replicated(std::span<const RowBlock> blocks, MPI_Comm comm) {
+  // MPI_Bcast counts are int: long ranges go in pieces of max_message_bytes_.
+  auto broadcast = [&](void* buffer, std::uint64_t bytes, int root) {
+    auto* bytes_at = static_cast<char*>(buffer);
+    for (std::uint64_t done = 0; done < bytes;) {
+      const std::uint64_t piece = std::min(bytes - done, max_message_bytes_);
+      check_mpi(PMPI_Bcast(bytes_at + done, static_cast<int>(piece), MPI_BYTE, root, comm),
+                "MPI_Bcast (replicated rows)");
+      done += piece;
+    }
+  };
+  for (const Structure& s : structures_) {
+    if (s.scheme != Scheme::replicated) continue;
+    if (s.sparse()) {
+      broadcast(*s.ptr, static_cast<std::uint64_t>(s.size + 1) * sizeof(int), 0);
+      broadcast(*s.idx, static_cast<std::uint64_t>(s.nnz) * sizeof(int), 0);
+    }
+    for (std::size_t owner = 0; owner < blocks.size(); ++owner) {
+      const RowBlock& block = blocks[owner];
+      // Elements before the block and in it: rows (vector, dense) or nonzeros.
+      const std::int64_t first = s.sparse() ? (*s.ptr)[block.displ] : block.displ * row_elements(s);
+      const std::int64_t count = s.sparse()
+                                     ? (*s.ptr)[block.displ + block.count] - first
+                                     : block.count * row_elements(s);
+      broadcast(static_cast<char*>(*s.data) + static_cast<std::uint64_t>(first) * s.extent,
+                static_cast<std::uint64_t>(count) * s.extent, static_cast<int>(owner));
+    }
+  }
+}
+
 std::vector<double> DataRegistry::local_row_nonzeros() const {
   if (!local_block_) {
     throw Error(Errc::bad_state,

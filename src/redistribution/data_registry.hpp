@@ -148,6 +148,13 @@ class DataRegistry {
   RedistributionStats redistribute(std::span<const RowBlock> from, std::span<const RowBlock> to,
                                    MPI_Comm comm);
 
+  /// A process that joins (a spawn, thesis Fig. 5.14) must hold every row of
+  /// a replicated structure, not only its own block's (SPEC 2: a replicated
+  /// vector holds all `size` elements): each owner broadcasts its rows of
+  /// `blocks`; a sparse structure's pattern comes from rank 0 (every process
+  /// of the old set holds all of it). Collective over comm.
+  void share_replicated(std::span<const RowBlock> blocks, MPI_Comm comm);
+
   /// Work of each row of `local` for the nonzeros workload model
   /// (XMPI_LB_NNZ, SPEC 2): the sum over the registered structures of the
   /// row's nonzeros (a vector row counts 1, a dense row `size`, as thesis

@@ -16,6 +16,10 @@ struct NodeDescription {
   std::optional<double> cost;   ///< operational cost per PE and second, if given
 };
 
+/// Parses one `hostname:procType:numPE[:cost]` item; `where` prefixes error
+/// messages ("cluster.txt:3: "). Throws Error(invalid_argument) if malformed.
+NodeDescription parse_node(std::string_view item, std::string_view where);
+
 /// Parses hostfile text; `source` names it in errors ("cluster.txt:3: ...").
 /// Throws Error(invalid_argument) on a malformed line or a repeated hostname.
 std::vector<NodeDescription> parse_hostfile(std::string_view text, std::string_view source);

@@ -219,6 +219,33 @@ std::vector<int> Scheduler::plan_remove(int nprocs,
   return ranks;
 }
 
+std::vector<int> Scheduler::plan_reclaim() const {
+  std::vector<int> ranks;
+  for (const NodeDescription& node : nodes_) {
+    int excess = running_on(node.hostname) - node.processing_elements;
+    std::vector<int> spawned;  // on this node, newest first
+    for (std::size_t p = 0; p < processes_.size(); ++p) {
+      if (processes_[p].host == node.hostname && processes_[p].dynamic) {
+        spawned.push_back(static_cast<int>(p));
+      }
+    }
+    std::sort(spawned.begin(), spawned.end(), [&](int a, int b) {
+      return processes_[static_cast<std::size_t>(a)].spawn_order >
+             processes_[static_cast<std::size_t>(b)].spawn_order;
+    });
+    if (excess > static_cast<int>(spawned.size())) {
+      invalid("host '" + node.hostname + "' keeps " + std::to_string(node.processing_elements) +
+              " PEs for " + std::to_string(running_on(node.hostname)) +
+              " processes, and only its " + std::to_string(spawned.size()) +
+              " spawned ones can be removed (the initial set never is, thesis 4.3.3)");
+    }
+    for (int k = 0; k < excess; ++k) ranks.push_back(spawned[static_cast<std::size_t>(k)]);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  check_removable(ranks);
+  return ranks;
+}
+
 void Scheduler::remove(std::span<const int> ranks) {
   std::set<int> gone(ranks.begin(), ranks.end());
   std::vector<ScheduledProcess> kept;

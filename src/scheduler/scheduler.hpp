@@ -55,6 +55,15 @@ class Scheduler {
   [[nodiscard]] const std::vector<NodeDescription>& nodes() const { return nodes_; }
   [[nodiscard]] SchedulingPolicy policy() const { return policy_; }
 
+  /// The resource manager's grants changed (thesis 5.4): the nodes and their
+  /// PEs now. Processes keep their hosts; a node may hold fewer PEs than it
+  /// runs processes until plan_reclaim()'s ranks are removed.
+  void set_nodes(std::vector<NodeDescription> nodes) { nodes_ = std::move(nodes); }
+  /// Processes running on PEs that were reclaimed: per node, the newest
+  /// spawned ones beyond its PEs, ascending. Throws Error(invalid_argument)
+  /// if a node would have to give up a process of the initial set.
+  [[nodiscard]] std::vector<int> plan_reclaim() const;
+
   /// Declares the initial set: one host per rank (thesis 4.3.2).
   void set_initial_processes(const std::vector<std::string>& hosts);
   /// Every process, in rank order.

@@ -12,7 +12,8 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
   nlohmann::json computation = nlohmann::json::array(), cpu = nlohmann::json::array(),
                  wall = nlohmann::json::array(), mpi = nlohmann::json::array(),
                  metric = nlohmann::json::array(), speed = nlohmann::json::array(),
-                 effective = nlohmann::json::array(), bytes = nlohmann::json::array();
+                 effective = nlohmann::json::array(), bytes = nlohmann::json::array(),
+                 late = nlohmann::json::array();
   for (const ProcessInterval& p : report.processes) {
     computation.push_back(p.computation());
     cpu.push_back(p.cpu);
@@ -22,6 +23,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
     effective.push_back(p.effective_computation(dedicated_threshold));
     speed.push_back(p.speed(dedicated_threshold));
     bytes.push_back(p.bytes_sent + p.bytes_received);
+    late.push_back(p.emulation_late_iterations);
   }
   return {
       {"interval", report.index},
@@ -37,6 +39,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
       {"metric_count", metric},
       {"speed", speed},
       {"mpi_bytes", bytes},
+      {"emulation_late_iterations", late},
       {"shared", report.shared_flags(dedicated_threshold)},
       {"imbalance", report.imbalance(dedicated_threshold)},
       {"imbalance_threshold", imbalance_threshold},

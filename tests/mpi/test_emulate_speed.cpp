@@ -14,15 +14,6 @@
 namespace flexmpi::test {
 namespace {
 
-// The same fixed amount of computation on every rank: a given CPU time.
-void compute_cpu(double seconds) {
-  volatile double x = 1.0;
-  const double until = cpu_seconds() + seconds;
-  while (cpu_seconds() < until) {
-    for (int i = 0; i < 1000; ++i) x = x * 0.999999 + 1e-6;
-  }
-}
-
 TEST(EmulateSpeed, OnlyTheListedRankIsSlowedDown) {
   const SpeedEmulator& emulator = runtime().monitor().emulator();
   if (world_rank() == 1) {

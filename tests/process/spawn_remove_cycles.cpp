@@ -209,6 +209,16 @@ int main(int argc, char** argv) {
   if (spawned) {
     CHECK_CODE(XMPI_Get_data(&it), XMPI_SUCCESS);
     CHECK(XMPI_Get_process_status() == XMPI_RUNNING, "status after XMPI_Get_data");
+    // A replicated structure is held whole, not only the new process's rows.
+    int missing = 0;
+    for (int row = 0; row < kRows; ++row) {
+      missing += d.y[row] != replicated_value(row);
+      for (int k = 0; k < csr_row_nnz(row); ++k) {
+        missing += d.rja[d.ria[row] + k] != csr_col(row, k);
+        missing += d.rvalues[d.ria[row] + k] != csr_replicated_value(row, k);
+      }
+    }
+    CHECK(missing == 0, "a new process misses %d elements of the replicated structures", missing);
   }
   const std::vector<std::string> no_args;
   for (; it < kSteps; ++it) {

@@ -115,8 +115,8 @@ SAMPLE_VALUES = {
     "sampling-interval": "7", "imbalance-threshold": "0.2", "dedicated-threshold": "0.1",
     "k": "5", "lb-model": "nnz", "partitioner": "rcp", "metric": "work", "policy": "lb",
     "goal": "0.75", "constraint": "cost", "scheduler": "balance_occupied",
-    "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "profile": "-",
-    "log-level": "warn", "max-procs": "8",
+    "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "emulate-mode": "sleep",
+    "profile": "-", "log-level": "warn", "max-procs": "8",
 }
 
 
@@ -129,7 +129,11 @@ def flexrun_dry_run(args):
     schedule = os.path.join(args.workdir, "schedule.txt")
     with open(schedule, "w") as stream:
         stream.write("# test schedule\n100 spawn 2 C1\n300 remove 1\n")
+    classes = os.path.join(args.workdir, "classes.txt")
+    with open(classes, "w") as stream:
+        stream.write("# test node classes\nC1 1.90 0.095\nC2 4.62 0.462 95\n")
     values = dict(SAMPLE_VALUES, hostfile=hostfile, schedule=schedule)
+    values["node-classes"] = classes
     for option, (_, default, _) in table.items():
         # A setting added later is tried with its default, when it has one.
         if option not in values:

@@ -35,8 +35,9 @@ TEST(ProcessInterval, AddSumsSamplesAndCountsIterations) {
   ProcessInterval p;
   p.add({.wall = 1.0, .cpu = 0.75, .mpi = 0.25, .metric = 10});
   p.add({.wall = 2.0, .cpu = 1.5, .mpi = 0.5, .metric = 20});
-  p.add({.wall = 0.5, .cpu = 0.5, .mpi = 0.0, .metric = 5});
+  p.add({.wall = 0.5, .cpu = 0.5, .mpi = 0.0, .metric = 5, .emulation_late = true});
   EXPECT_EQ(p.iterations, 3);
+  EXPECT_EQ(p.emulation_late_iterations, 1);
   EXPECT_DOUBLE_EQ(p.wall, 3.5);
   EXPECT_DOUBLE_EQ(p.cpu, 2.75);
   EXPECT_DOUBLE_EQ(p.mpi, 0.75);
@@ -104,6 +105,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.node_cores = 64;
   p.typical_computation = 1.0416;
   p.redistribution_seconds = 0.003;
+  p.emulation_late_iterations = 7;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -120,6 +122,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.node_cores, p.node_cores);
   EXPECT_EQ(q.typical_computation, p.typical_computation);
   EXPECT_EQ(q.redistribution_seconds, p.redistribution_seconds);
+  EXPECT_EQ(q.emulation_late_iterations, 7);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());

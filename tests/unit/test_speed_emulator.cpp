@@ -1,10 +1,12 @@
-// Speed emulation (SPEC section 6): the speed list, the delay arithmetic and
-// a busy wait that really occupies the CPU (a sleep would look like a shared
-// core, not a slower dedicated one).
+// Speed emulation (SPEC section 6): the speed list, the delay arithmetic, a
+// busy wait that really occupies the CPU (burn mode: a sleep would look like
+// a shared core, not a slower dedicated one) and the sleep of sleep mode,
+// which must wait as long while leaving the CPU to others.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -63,6 +65,97 @@ TEST(EmulationDelay, IsNeverNegative) {
   EXPECT_EQ(emulation_delay(0.5, 1e-3, 200.0), 0.0);  // already slower than emulated
   EXPECT_EQ(emulation_delay(0.0, 0.0, 200.0), 0.0);
   EXPECT_DOUBLE_EQ(emulation_delay(-0.1, 1e-3, 200.0), 0.2);  // clock noise counts as 0
+}
+
+TEST(EmulationLate, OnlyWhenTheRealComputationAloneExceedsTheEmulatedTime) {
+  // 1 ms per unit, 200 emulated units: the emulated iteration takes 0.2 s.
+  EXPECT_FALSE(emulation_late(0.1, 1e-3, 200.0));
+  EXPECT_FALSE(emulation_late(0.2, 1e-3, 200.0));  // just in time: nothing to wait
+  EXPECT_TRUE(emulation_late(0.25, 1e-3, 200.0));
+  EXPECT_EQ(emulation_delay(0.25, 1e-3, 200.0), 0.0);  // late: no wait either
+}
+
+TEST(EmulationMode, ParsesBurnAndSleepOnly) {
+  EXPECT_EQ(parse_emulation_mode("burn"), EmulationMode::burn);
+  EXPECT_EQ(parse_emulation_mode("sleep"), EmulationMode::sleep);
+  for (const std::string_view bad : {"", "Sleep", "spin", "sleep ", "burn,sleep"}) {
+    EXPECT_FALSE(parse_emulation_mode(bad).has_value()) << bad;
+  }
+}
+
+TEST(MonotonicDeadline, AddsTheWaitAndCarriesIntoSeconds) {
+  const timespec plain = monotonic_deadline(100.25, 0.5);
+  EXPECT_EQ(plain.tv_sec, 100);
+  EXPECT_EQ(plain.tv_nsec, 750'000'000);
+  const timespec carried = monotonic_deadline(100.75, 0.5);
+  EXPECT_EQ(carried.tv_sec, 101);
+  EXPECT_EQ(carried.tv_nsec, 250'000'000);
+  const timespec long_wait = monotonic_deadline(100.5, 2.75);
+  EXPECT_EQ(long_wait.tv_sec, 103);
+  EXPECT_EQ(long_wait.tv_nsec, 250'000'000);
+  // A fraction that rounds to a whole second is the next second, not 1e9 ns.
+  const timespec rounded = monotonic_deadline(100.9999999999, 0.0);
+  EXPECT_EQ(rounded.tv_sec, 101);
+  EXPECT_EQ(rounded.tv_nsec, 0);
+}
+
+TEST(SleepWait, WaitsTheTimeWithoutTheCpu) {
+  const double cpu_start = cpu_seconds();
+  const double wall_start = wall_seconds();
+  sleep_wait(0.05);
+  const double wall = wall_seconds() - wall_start;
+  const double cpu = cpu_seconds() - cpu_start;
+  EXPECT_GE(wall, 0.05) << "returned early";
+  EXPECT_LT(wall, 1.0);  // generous: only catches a wrong conversion, not a slow machine
+  EXPECT_LT(cpu, 0.2 * wall) << "sleep_wait should sleep, not spin";
+}
+
+TEST(SleepWait, NonPositiveIsANoOp) {
+  const double start = wall_seconds();
+  sleep_wait(0.0);
+  sleep_wait(-1.0);
+  EXPECT_LT(wall_seconds() - start, 0.5);
+}
+
+TEST(SpeedEmulator, OnlyAnActiveEmulationInSleepModeSleeps) {
+  EXPECT_TRUE(SpeedEmulator(0.5, EmulationMode::sleep).sleeps());
+  EXPECT_FALSE(SpeedEmulator(0.5, EmulationMode::burn).sleeps());
+  EXPECT_FALSE(SpeedEmulator(0.5).sleeps());  // burn is the default
+  EXPECT_FALSE(SpeedEmulator(1.0, EmulationMode::sleep).sleeps());
+  const std::vector<SpeedFunction> speeds = parse_speed_list("1.0,0.5");
+  EXPECT_TRUE(SpeedEmulator::for_rank(speeds, 1, nullptr, EmulationMode::sleep).sleeps());
+  EXPECT_FALSE(SpeedEmulator::for_rank(speeds, 0, nullptr, EmulationMode::sleep).sleeps());
+  EXPECT_FALSE(SpeedEmulator::for_rank(speeds, 5, nullptr, EmulationMode::sleep).sleeps());
+}
+
+// Both modes pad to the same target and flag the same late iterations: only
+// the way of waiting differs. At speed 0.5 the target is twice the median.
+TEST(SpeedEmulator, BothModesPadToTheSameTargetAndFlagLateIterations) {
+  for (const EmulationMode mode : {EmulationMode::burn, EmulationMode::sleep}) {
+    SCOPED_TRACE(mode == EmulationMode::sleep ? "sleep" : "burn");
+    SpeedEmulator half(0.5, mode);
+    for (int i = 0; i < 3; ++i) {
+      const double start = wall_seconds();
+      EXPECT_FALSE(half.slow_down(0.01));
+      EXPECT_GE(wall_seconds() - start, 0.01);  // padded to 2 x 0.01 s
+    }
+    // Median 0.01 s, target 0.02 s: an iteration that computed 0.03 s is late
+    // and waits nothing; one of 0.015 s is on time again.
+    const double start = wall_seconds();
+    EXPECT_TRUE(half.slow_down(0.03));
+    EXPECT_LT(wall_seconds() - start, 0.02);  // t (1/s - 1) would wait 0.03 s
+    EXPECT_FALSE(half.slow_down(0.015));
+  }
+}
+
+TEST(SpeedEmulator, SleepModeLeavesTheCpu) {
+  SpeedEmulator half(0.5, EmulationMode::sleep);
+  const double cpu_start = cpu_seconds();
+  const double wall_start = wall_seconds();
+  half.slow_down(0.05);
+  const double wall = wall_seconds() - wall_start;
+  EXPECT_GE(wall, 0.05);
+  EXPECT_LT(cpu_seconds() - cpu_start, 0.2 * wall);
 }
 
 TEST(UnitTimeEstimate, IsTheMedianPerUnitTimeOfTheRecentIterations) {

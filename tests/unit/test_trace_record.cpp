@@ -35,6 +35,7 @@ IntervalReport two_process_report() {
   b.metric = 600;
   b.bytes_sent = 8;
   b.bytes_received = 0;
+  b.emulation_late_iterations = 2;
   report.processes = {a, b};
   return report;
 }
@@ -56,6 +57,7 @@ TEST(TraceRecord, HasPerProcessTimesFlagsAndCounts) {
   EXPECT_EQ(r.at("effective_time"), nlohmann::json({1.5, 4.0}));
   EXPECT_EQ(r.at("speed"), nlohmann::json({200.0, 150.0}));
   EXPECT_EQ(r.at("mpi_bytes"), nlohmann::json({96.0, 8.0}));
+  EXPECT_EQ(r.at("emulation_late_iterations"), nlohmann::json({0, 2}));
   EXPECT_EQ(r.at("shared"), nlohmann::json({false, true}));
   EXPECT_DOUBLE_EQ(r.at("imbalance").get<double>(), 0.625);
   EXPECT_DOUBLE_EQ(r.at("imbalance_threshold").get<double>(), 0.15);

@@ -1,13 +1,16 @@
-/* The smp policy follows a predefined schedule (thesis 5.4.1, Alg. 6) through
- * XMPI_Eval_reconfig, written as thesis Fig. 5.14 writes a malleable loop.
+/* A malleable loop as thesis Fig. 5.14 writes it, driven by the smp policy
+ * (thesis 5.4.1, Alg. 6) through XMPI_Eval_reconfig: a predefined schedule
+ * (FLEXMPI_SCHEDULE) or a resource manager's scenario (FLEXMPI_RESOURCES).
  *
- * Two processes start; FLEXMPI_SCHEDULE (smp_schedule.txt) spawns 2 at
- * iteration 10, removes 1 at 30 and 1 at 50; with sampling intervals of 5
- * iterations the actions happen at the ends of iterations 14, 34 and 54. The
- * spawned processes start with the program's own arguments (argv NULL), get
- * their rows with XMPI_Get_data and continue the loop; removed ones leave it.
- * Every element of the registered vector is checked after every iteration,
- * and rank 0 checks the process count in every iteration. */
+ *   smp_loop --smp-marker TIMELINE
+ *
+ * TIMELINE is the process count the test expects once an iteration has
+ * ended, as "iteration:count,..." from iteration 0 on (e.g. 0:2,14:4,34:3).
+ * The spawned processes start with the program's own arguments (argv NULL),
+ * get their rows with XMPI_Get_data and resume right after one of the
+ * timeline's iterations; removed ones leave the loop. Every element of the
+ * registered vector is checked after every iteration, and every process
+ * checks the process count in every iteration. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +18,35 @@
 #include "flexmpi.h"
 #include "process_check.h"
 
-enum { kRows = 6000, kIterations = 70 };
+enum { kRows = 6000, kIterations = 70, kMaxEvents = 16 };
 
-/* Processes the schedule asks for once iteration `it` has ended. */
+static int event_iteration[kMaxEvents], event_count[kMaxEvents], events = 0;
+
+static void parse_timeline(const char* text) {
+  int used = 0;
+  while (events < kMaxEvents &&
+         sscanf(text, "%d:%d%n", &event_iteration[events], &event_count[events], &used) == 2) {
+    ++events;
+    text += used;
+    if (*text != ',') break;
+    ++text;
+  }
+  CHECK(events > 0 && event_iteration[0] == 0, "bad timeline '%s'", text);
+}
+
+/* Processes expected once iteration `it` has ended. */
 static int expected_processes(int it) {
-  if (it >= 54) return 2;
-  if (it >= 34) return 3;
-  if (it >= 14) return 4;
-  return 2;
+  int count = event_count[0];
+  for (int e = 0; e < events && event_iteration[e] <= it; ++e) count = event_count[e];
+  return count;
+}
+
+/* Whether a spawned process may resume at `it`: right after an event. */
+static int is_resume_iteration(int it) {
+  for (int e = 1; e < events; ++e) {
+    if (event_iteration[e] + 1 == it) return 1;
+  }
+  return 0;
 }
 
 static void check_elements(const double* x, int count, int displ, int it) {
@@ -36,8 +60,9 @@ static void check_elements(const double* x, int count, int displ, int it) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  CHECK(argc == 2 && strcmp(argv[1], "--smp-marker") == 0,
-        "started with %d arguments, not this program's own (--smp-marker)", argc - 1);
+  CHECK(argc == 3 && strcmp(argv[1], "--smp-marker") == 0,
+        "started with %d arguments, not this program's own (--smp-marker TIMELINE)", argc - 1);
+  if (argc == 3) parse_timeline(argv[2]);
   int rank, nprocs, count, displ, it = 0;
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
   MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
@@ -47,7 +72,8 @@ int main(int argc, char** argv) {
   CHECK_CODE(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
   if (XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED) {
     CHECK_CODE(XMPI_Get_data(&it), XMPI_SUCCESS);
-    CHECK(it == 15, "a spawned process resumes at iteration %d, expected 15", it);
+    CHECK(is_resume_iteration(it), "a spawned process resumes at iteration %d, not after an event",
+          it);
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
     CHECK_CODE(XMPI_Get_wsize(rank, nprocs, kRows, &count, &displ), XMPI_SUCCESS);
@@ -75,7 +101,7 @@ int main(int argc, char** argv) {
   }
   if (!removed) {
     MPI_Allreduce(MPI_IN_PLACE, &process_check_failures, 1, MPI_INT, MPI_SUM, XMPI_COMM_WORLD);
-    if (rank == 0 && process_check_failures == 0) printf("smp_schedule: all checks passed\n");
+    if (rank == 0 && process_check_failures == 0) printf("smp_loop: all checks passed\n");
   }
   free(x);
   MPI_Finalize();

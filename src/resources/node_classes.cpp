@@ -1,0 +1,111 @@
+#include "resources/node_classes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+
+std::vector<NodeClass> parse_node_classes(const std::string& text, const std::string& source) {
+  std::vector<NodeClass> classes;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    NodeClass node_class;
+    if (!(words >> node_class.name)) continue;  // blank or comment
+    const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
+    auto fail = [&](const std::string& what) {
+      throw Error(Errc::bad_config,
+                  where + ": " + what +
+                      "; expected <procType> <speed> [<cost per PE-hour> [<watts per PE>]]");
+    };
+    // Each number in turn: present and valid, or absent (then the rest is too).
+    auto number_field = [&](double& value, bool required, const char* what, bool positive) {
+      std::string word;
+      if (!(words >> word)) {
+        if (required) fail(std::string(what) + " is missing");
+        return false;
+      }
+      std::size_t used = 0;
+      try {
+        value = std::stod(word, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != word.size() || !std::isfinite(value) ||
+          (positive ? value <= 0.0 : value < 0.0)) {
+        fail(std::string(what) + " '" + word + "' is not a number " + (positive ? "> 0" : ">= 0"));
+      }
+      return true;
+    };
+    if (number_field(node_class.speed, true, "speed", true) &&
+        number_field(node_class.cost_per_hour, false, "cost", false)) {
+      (void)number_field(node_class.watts, false, "watts", false);
+    }
+    if (std::string extra; words >> extra) fail("'" + extra + "' is one word too many");
+    if (find_node_class(classes, node_class.name)) {
+      fail("class '" + node_class.name + "' is described twice");
+    }
+    classes.push_back(std::move(node_class));
+  }
+  return classes;
+}
+
+std::vector<NodeClass> read_node_classes(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw Error(Errc::bad_config, "cannot read the node-class file '" + path + "'");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_node_classes(text.str(), path);
+}
+
+std::optional<NodeClass> find_node_class(const std::vector<NodeClass>& classes,
+                                         std::string_view name) {
+  const auto found = std::find_if(classes.begin(), classes.end(),
+                                  [&](const NodeClass& c) { return c.name == name; });
+  if (found == classes.end()) return std::nullopt;
+  return *found;
+}
+
+double relative_speed(const std::vector<NodeClass>& classes, std::string_view name) {
+  const std::optional<NodeClass> found = find_node_class(classes, name);
+  if (!found) return 1.0;
+  double fastest = 0.0;
+  for (const NodeClass& c : classes) fastest = std::max(fastest, c.speed);
+  return found->speed / fastest;
+}
+
+std::vector<std::string> place_initial_processes(const std::vector<NodeDescription>& nodes,
+                                                 int nprocs) {
+  std::vector<std::string> hosts;
+  for (const NodeDescription& node : nodes) {
+    for (int pe = 0; pe < node.processing_elements && static_cast<int>(hosts.size()) < nprocs;
+         ++pe) {
+      hosts.push_back(node.hostname);
+    }
+  }
+  if (static_cast<int>(hosts.size()) < nprocs) {
+    throw Error(Errc::bad_config, "FLEXMPI_EMULATE_CLUSTER: the hostfile's nodes have " +
+                                      std::to_string(hosts.size()) + " PEs for the " +
+                                      std::to_string(nprocs) + " processes mpiexec started");
+  }
+  return hosts;
+}
+
+std::vector<double> initial_emulated_speeds(const std::vector<NodeDescription>& nodes,
+                                            const std::vector<NodeClass>& classes, int nprocs) {
+  std::vector<double> speeds;
+  for (const std::string& host : place_initial_processes(nodes, nprocs)) {
+    const auto node = std::find_if(nodes.begin(), nodes.end(),
+                                   [&](const NodeDescription& n) { return n.hostname == host; });
+    speeds.push_back(relative_speed(classes, node->proc_type));
+  }
+  return speeds;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,195 @@
+#include "resources/resource_manager.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+#include "config/config.hpp"
+#include "flexmpi/error.hpp"
+
+namespace flexmpi {
+namespace {
+
+constexpr std::string_view kScenarioPrefix = "scenario:";
+
+// Applies one event to the grants; `where` names it in errors.
+void apply_event(std::vector<NodeDescription>& nodes, const ResourceEvent& event,
+                 const std::string& where) {
+  for (const NodeDescription& item : event.nodes) {
+    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const NodeDescription& n) {
+      return n.hostname == item.hostname;
+    });
+    if (node != nodes.end() && node->proc_type != item.proc_type) {
+      throw Error(Errc::bad_config, where + ": host '" + item.hostname + "' is of class '" +
+                                        node->proc_type + "', not '" + item.proc_type + "'");
+    }
+    if (event.available) {
+      if (node == nodes.end()) {
+        nodes.push_back(item);
+      } else {
+        node->processing_elements += item.processing_elements;
+        if (item.cost) node->cost = item.cost;
+      }
+      continue;
+    }
+    const int held = node == nodes.end() ? 0 : node->processing_elements;
+    if (item.processing_elements > held) {
+      throw Error(Errc::bad_config, where + ": reclaims " +
+                                        std::to_string(item.processing_elements) +
+                                        " PEs of host '" + item.hostname + "', which the job " +
+                                        "holds " + std::to_string(held) + " of at that point");
+    }
+    // A node kept with 0 PEs tells the scheduler its processes must go.
+    node->processing_elements -= item.processing_elements;
+  }
+}
+
+std::string event_name(const std::string& source, const ResourceEvent& event) {
+  return source + " (iteration " + std::to_string(event.iteration) + ", " +
+         (event.available ? "available" : "reclaim") + ")";
+}
+
+}  // namespace
+
+std::vector<ResourceEvent> parse_scenario(const std::string& text, const std::string& source) {
+  std::vector<ResourceEvent> events;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string iteration, action;
+    if (!(words >> iteration)) continue;  // blank or comment
+    words >> action;
+    const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
+    auto fail = [&](const std::string& what) {
+      throw Error(Errc::bad_config,
+                  where + ": " + what +
+                      "; expected <iteration> available|reclaim "
+                      "<hostname>:<procType>:<numPE>[:<cost>] ...");
+    };
+    ResourceEvent event;
+    std::size_t used = 0;
+    try {
+      event.iteration = std::stoll(iteration, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != iteration.size() || event.iteration < 0) fail("iteration is not a number >= 0");
+    if (action != "available" && action != "reclaim") fail("action '" + action + "' is unknown");
+    event.available = action == "available";
+    for (std::string item; words >> item;) {
+      try {
+        event.nodes.push_back(parse_node(item, ""));
+      } catch (const Error& e) {
+        fail(e.what());
+      }
+    }
+    if (event.nodes.empty()) fail("no hostname:procType:numPE item");
+    events.push_back(std::move(event));
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const auto& a, const auto& b) { return a.iteration < b.iteration; });
+  return events;
+}
+
+std::vector<ResourceEvent> read_scenario(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw Error(Errc::bad_config, "cannot read the scenario file '" + path + "'");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_scenario(text.str(), path);
+}
+
+ScenarioResources::ScenarioResources(std::vector<NodeDescription> initial,
+                                     std::vector<ResourceEvent> events, std::string source)
+    : initial_(std::move(initial)), events_(std::move(events)) {
+  // Play the timeline once: a bad reclaim is a configuration error found
+  // before any work, not a failure in the middle of the run.
+  std::vector<NodeDescription> nodes = initial_;
+  for (const ResourceEvent& event : events_) apply_event(nodes, event, event_name(source, event));
+}
+
+SystemStatus ScenarioResources::status(long long iteration) const {
+  SystemStatus status{initial_};
+  for (const ResourceEvent& event : events_) {
+    if (event.iteration > iteration) break;
+    apply_event(status.nodes, event, "scenario");
+  }
+  return status;
+}
+
+void validate_resources_setting(std::string_view value) {
+  if (value == "hostfile") return;
+  if (!value.starts_with(kScenarioPrefix) || value.size() == kScenarioPrefix.size()) {
+    throw Error(Errc::bad_config, "expected hostfile or scenario:FILE");
+  }
+  (void)read_scenario(std::string(value.substr(kScenarioPrefix.size())));
+}
+
+std::unique_ptr<ResourceManager> make_resource_manager(
+    const Config& config, const std::vector<std::string>& initial_hosts) {
+  std::vector<NodeDescription> nodes;
+  if (!config.hostfile.empty()) {
+    try {
+      nodes = read_hostfile(config.hostfile);
+    } catch (const std::exception& e) {
+      throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
+    }
+  }
+  const std::string_view setting = config.resources;
+  if (!setting.starts_with(kScenarioPrefix)) {
+    return std::make_unique<HostfileResources>(std::move(nodes));
+  }
+  if (nodes.empty()) {
+    // The processes mpiexec started are the initial allocation.
+    for (const std::string& host : initial_hosts) {
+      auto node = std::find_if(nodes.begin(), nodes.end(),
+                               [&](const NodeDescription& n) { return n.hostname == host; });
+      if (node == nodes.end()) {
+        nodes.push_back({host, "initial", 1, std::nullopt});
+      } else {
+        ++node->processing_elements;
+      }
+    }
+  }
+  const std::string path(setting.substr(kScenarioPrefix.size()));
+  return std::make_unique<ScenarioResources>(std::move(nodes), read_scenario(path),
+                                             "FLEXMPI_RESOURCES=" + std::string(setting));
+}
+
+int ResourceView::granted_pes() const {
+  return std::accumulate(classes.begin(), classes.end(), 0,
+                         [](int sum, const NodeClassStatus& c) { return sum + c.granted_pes; });
+}
+
+int ResourceView::running() const {
+  return std::accumulate(classes.begin(), classes.end(), 0,
+                         [](int sum, const NodeClassStatus& c) { return sum + c.running; });
+}
+
+void to_json(nlohmann::json& out, const ResourceView& view) {
+  out = {{"reclaimed", view.reclaimed}, {"classes", nlohmann::json::array()}};
+  if (!view.unmet_reclaim.empty()) out["unmet_reclaim"] = view.unmet_reclaim;
+  for (const NodeClassStatus& c : view.classes) {
+    out["classes"].push_back({{"name", c.name},
+                              {"granted_pes", c.granted_pes},
+                              {"running", c.running},
+                              {"removable", c.removable},
+                              {"cost", c.cost}});
+  }
+}
+
+void from_json(const nlohmann::json& in, ResourceView& view) {
+  view.reclaimed = in.at("reclaimed").get<int>();
+  view.unmet_reclaim = in.value("unmet_reclaim", std::string());
+  view.classes.clear();
+  for (const nlohmann::json& c : in.at("classes")) {
+    view.classes.push_back({c.at("name").get<std::string>(), c.at("granted_pes").get<int>(),
+                            c.at("running").get<int>(), c.at("removable").get<int>(),
+                            c.at("cost").get<double>()});
+  }
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,135 @@
+// The resource manager a malleability policy asks (thesis 5.4, Fig. 5.8:
+// getSystemStatus / submitAllocation): which processing elements the job
+// may use now, and what it uses after a reconfiguration. One interface,
+// backends chosen by FLEXMPI_RESOURCES:
+//
+//   hostfile       every PE of FLEXMPI_HOSTFILE is granted from the start
+//                  and never reclaimed (without a hostfile: nothing is
+//                  offered, MPI places what the application spawns);
+//   scenario:FILE  a timeline of PEs appearing and being reclaimed, to run
+//                  the thesis's experiments (6.4, 6.5) on one machine.
+//
+// A backend is asked on rank 0 only (the process manager broadcasts what it
+// says), so that a real one (Slurm, issue 16) is queried once per interval.
+// Pure logic, no MPI.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resources/hostfile.hpp"
+
+namespace flexmpi {
+
+struct Config;
+
+/// getSystemStatus: the nodes and the PEs on each that the job may use now.
+struct SystemStatus {
+  std::vector<NodeDescription> nodes;
+};
+
+class ResourceManager {
+ public:
+  virtual ~ResourceManager() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// The PEs granted at `iteration` of the application's loop.
+  [[nodiscard]] virtual SystemStatus status(long long iteration) const = 0;
+  /// submitAllocation: the processes the job runs per host after a change
+  /// (a real resource manager books or gives back nodes; here it is traced).
+  virtual void submit_allocation(const std::map<std::string, int>& processes_per_host) = 0;
+};
+
+/// One line of a scenario: at `iteration`, `nodes` appear or are reclaimed.
+struct ResourceEvent {
+  long long iteration = 0;
+  bool available = true;  ///< available, else reclaim
+  std::vector<NodeDescription> nodes;
+};
+
+/// Parses a scenario (FLEXMPI_RESOURCES=scenario:FILE): one event per line,
+/// '#' starts a comment,
+///
+///   <iteration> available|reclaim <hostname>:<procType>:<numPE>[:<cost>] ...
+///
+/// in iteration order. Error(bad_config) naming the line and what was
+/// expected otherwise. `source` names the file in messages.
+[[nodiscard]] std::vector<ResourceEvent> parse_scenario(const std::string& text,
+                                                        const std::string& source);
+/// parse_scenario of a file; Error(bad_config) if it cannot be read.
+[[nodiscard]] std::vector<ResourceEvent> read_scenario(const std::string& path);
+
+/// The grants of a scenario over time. The initial allocation is the
+/// hostfile's nodes if one is given, else the hosts of the processes mpiexec
+/// started (one PE per process, node class "initial"). An `available` item
+/// adds PEs to its host (a new node, or one of the same class); a `reclaim`
+/// takes them back. The constructor plays the whole timeline and throws
+/// Error(bad_config) for a reclaim of PEs the job does not hold at that
+/// point or a host given two classes, naming the event.
+class ScenarioResources final : public ResourceManager {
+ public:
+  ScenarioResources(std::vector<NodeDescription> initial, std::vector<ResourceEvent> events,
+                    std::string source);
+  [[nodiscard]] std::string_view name() const override { return "scenario"; }
+  [[nodiscard]] SystemStatus status(long long iteration) const override;
+  void submit_allocation(const std::map<std::string, int>& processes_per_host) override {
+    submitted_ = processes_per_host;
+  }
+  /// The last allocation submitted.
+  [[nodiscard]] const std::map<std::string, int>& submitted() const { return submitted_; }
+
+ private:
+  std::vector<NodeDescription> initial_;
+  std::vector<ResourceEvent> events_;
+  std::map<std::string, int> submitted_;
+};
+
+/// FLEXMPI_RESOURCES=hostfile: the hostfile's nodes, always.
+class HostfileResources final : public ResourceManager {
+ public:
+  explicit HostfileResources(std::vector<NodeDescription> nodes) : nodes_(std::move(nodes)) {}
+  [[nodiscard]] std::string_view name() const override { return "hostfile"; }
+  [[nodiscard]] SystemStatus status(long long) const override { return {nodes_}; }
+  void submit_allocation(const std::map<std::string, int>&) override {}
+
+ private:
+  std::vector<NodeDescription> nodes_;
+};
+
+/// "hostfile" or "scenario:FILE" (the file parsed): Error(bad_config) otherwise.
+void validate_resources_setting(std::string_view value);
+/// The backend of config.resources. initial_hosts: the host of each process
+/// mpiexec started (rank order).
+[[nodiscard]] std::unique_ptr<ResourceManager> make_resource_manager(
+    const Config& config, const std::vector<std::string>& initial_hosts);
+
+/// What a policy sees of the resources: per node class, the PEs granted,
+/// the processes running and the spawned ones among them, and how many
+/// processes run on PEs that were reclaimed (they must go at this interval).
+struct NodeClassStatus {
+  std::string name;
+  int granted_pes = 0;
+  int running = 0;
+  int removable = 0;
+  double cost = 0.0;  ///< per PE (the hostfile's cost), 0 if not given
+  friend bool operator==(const NodeClassStatus&, const NodeClassStatus&) = default;
+};
+
+struct ResourceView {
+  std::vector<NodeClassStatus> classes;
+  int reclaimed = 0;          ///< processes on reclaimed PEs
+  std::string unmet_reclaim;  ///< why a reclaim cannot be honoured, if it cannot
+
+  [[nodiscard]] int granted_pes() const;
+  [[nodiscard]] int running() const;
+  [[nodiscard]] bool empty() const { return classes.empty(); }
+  friend bool operator==(const ResourceView&, const ResourceView&) = default;
+};
+
+void to_json(nlohmann::json& out, const ResourceView& view);
+void from_json(const nlohmann::json& in, ResourceView& view);
+
+}  // namespace flexmpi
