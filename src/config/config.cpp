@@ -139,7 +139,8 @@ std::vector<SettingDescriptor> make_settings() {
        "available, else work",
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
       {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
-       "adaptation policy (src/policies): none (monitor only) or lb (dynamic load balancing)",
+       "adaptation policy (src/policies): none (monitor only), lb (load balancing), smp or "
+       "hpmp (malleability: spawn and remove processes)",
        [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
       {"FLEXMPI_MAX_PROCS", "max-procs", "(PEs known)", "a whole number from 1 to 1000000000",
        "upper bound on the number of processes a malleability policy may run",
@@ -259,6 +260,17 @@ const std::vector<SettingDescriptor>& settings() {
   return table;
 }
 
+void apply_setting(Config& config, const SettingDescriptor& setting, std::string_view value) {
+  try {
+    setting.apply(config, value);
+  } catch (const Rejected& rejected) {
+    std::string message = std::string(setting.variable) + "='" + std::string(value) +
+                          "' is invalid: expected " + std::string(setting.accepted);
+    if (!rejected.why.empty()) message += " (" + rejected.why + ")";
+    throw Error(Errc::bad_config, message);
+  }
+}
+
 Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment) {
   for (const std::string& name : names_in_environment) {
     const bool known = std::any_of(settings().begin(), settings().end(),
@@ -272,15 +284,7 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
   Config config;
   for (const SettingDescriptor& setting : settings()) {
     const char* value = lookup(std::string(setting.variable).c_str());
-    if (value == nullptr) continue;
-    try {
-      setting.apply(config, value);
-    } catch (const Rejected& rejected) {
-      std::string message = std::string(setting.variable) + "='" + value +
-                            "' is invalid: expected " + std::string(setting.accepted);
-      if (!rejected.why.empty()) message += " (" + rejected.why + ")";
-      throw Error(Errc::bad_config, message);
-    }
+    if (value != nullptr) apply_setting(config, setting, value);
   }
   if (config.emulate_cluster && config.hostfile.empty()) {
     throw Error(Errc::bad_config,

@@ -64,11 +64,16 @@ const std::vector<SettingDescriptor>& settings();
 /// Looks up a variable's value; returns nullptr when it is not set.
 using EnvLookup = std::function<const char*(const char*)>;
 
+/// Parses one setting's value into `config`; Error(bad_config) naming the
+/// variable, the value and what is accepted otherwise. Settings that depend
+/// on each other are checked by load_config, once all are read.
+void apply_setting(Config& config, const SettingDescriptor& setting, std::string_view value);
+
 /**
  * Reads every setting through `lookup` and validates it. `names_in_environment`
  * lists the FLEXMPI_* names present, so that a misspelt variable is an error
  * rather than silently ignored. Throws Error(Errc::bad_config) naming the
- * variable, the value and what is accepted.
+ * variable, the value and what is accepted, or the settings that do not go together.
  */
 Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment);
 

@@ -135,9 +135,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
 RowBlock AdaptationController::change_processes(const ProcessChange& change, int iteration,
                                                 const SpawnRequest& how) {
   if (processes_ == nullptr) throw Error(Errc::internal, "no process manager attached");
-  const int count = change.spawn > 0 ? change.spawn : change.remove;
-  const std::vector<std::string> classes(
-      change.node_class.empty() ? 0 : static_cast<std::size_t>(count), change.node_class);
+  const std::vector<std::string>& classes = change.node_classes;
   try {
     if (change.reclaim) {
       processes_->remove_reclaimed();

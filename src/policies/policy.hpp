@@ -39,10 +39,12 @@ struct IntervalInput {
 /// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the
 /// adaptation loop spawns or removes them, then rebalances every row.
 struct ProcessChange {
-  int spawn = 0;           ///< processes to spawn
-  int remove = 0;          ///< spawned processes to remove
-  std::string node_class;  ///< procType of the hostfile; empty: any
-  bool reclaim = false;    ///< remove the processes on reclaimed PEs (ResourceView::reclaimed)
+  int spawn = 0;   ///< processes to spawn
+  int remove = 0;  ///< spawned processes to remove
+  /// procType of the hostfile of each process spawned or removed (one per
+  /// process, so one change may spawn on several classes: HPMP); empty: any.
+  std::vector<std::string> node_classes;
+  bool reclaim = false;  ///< remove the processes on reclaimed PEs (ResourceView::reclaimed)
 };
 
 /// A policy's answer: the trace fields that explain it, and either the

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "flexmpi/error.hpp"
+#include "policies/hpmp_policy.hpp"
 #include "policies/lb_policy.hpp"
 #include "policies/policy.hpp"
 #include "policies/smp_policy.hpp"
@@ -30,6 +31,12 @@ std::span<const PolicyDescriptor> policies() {
        "balancing in between",
        [](const Config& config) -> std::unique_ptr<Policy> {
          return std::make_unique<SmpPolicy>(config);
+       }},
+      {"hpmp",
+       "high performance malleability (thesis 5.4.2, Alg. 7): spawns on the idle PEs granted "
+       "when the prediction says the rest of the run gets faster, load balancing in between",
+       [](const Config& config) -> std::unique_ptr<Policy> {
+         return std::make_unique<HpmpPolicy>(config);
        }},
   };
   return all;

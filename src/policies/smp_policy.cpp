@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/config.hpp"
+#include "policies/resource_actions.hpp"
 
 namespace flexmpi {
 
@@ -14,21 +15,7 @@ void SmpPolicy::import_state(const nlohmann::json& state) {
 }
 
 PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
-  if (input.resources != nullptr && !input.resources->unmet_reclaim.empty()) {
-    PolicyDecision decision = balancing_.on_interval(input);
-    decision.record["unmet_reclaim"] = input.resources->unmet_reclaim;
-    return decision;
-  }
-  if (input.resources != nullptr && input.resources->reclaimed > 0) {
-    PolicyDecision decision;
-    decision.record = {{"decision", "reconfigure"},
-                       {"reason", "PEs reclaimed by the resource manager"}};
-    ProcessChange change;
-    change.remove = input.resources->reclaimed;
-    change.reclaim = true;
-    decision.change = change;
-    return decision;
-  }
+  if (auto decision = reclaim_action(input, balancing_)) return *decision;
   if (auto decision = scheduled_action(input)) return *decision;
   if (auto decision = grow(input)) return *decision;
   return balancing_.on_interval(input);
@@ -56,7 +43,9 @@ std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& i
   decision.record["decision"] = "reconfigure";
   ProcessChange change;
   (action.spawn ? change.spawn : change.remove) = count;
-  change.node_class = action.node_class;
+  if (!action.node_class.empty()) {
+    change.node_classes.assign(static_cast<std::size_t>(count), action.node_class);
+  }
   decision.change = change;
   return decision;
 }

@@ -319,13 +319,14 @@ ResourceView ProcessManager::describe_resources() {
     c.granted_pes += node.processing_elements;
     if (node.cost) c.cost = *node.cost;
   }
+  ResourceView view;
   for (const ScheduledProcess& p : s.processes()) {
     const auto c = classes.find(s.node_class_of(p.host));
+    view.process_classes.push_back(c == classes.end() ? std::string() : c->first);
     if (c == classes.end()) continue;  // a host no node describes
     ++c->second.running;
     if (p.dynamic) ++c->second.removable;
   }
-  ResourceView view;
   for (auto& [name, c] : classes) view.classes.push_back(std::move(c));
   try {
     view.reclaimed = static_cast<int>(s.plan_reclaim().size());

@@ -172,6 +172,7 @@ int ResourceView::running() const {
 void to_json(nlohmann::json& out, const ResourceView& view) {
   out = {{"reclaimed", view.reclaimed}, {"classes", nlohmann::json::array()}};
   if (!view.unmet_reclaim.empty()) out["unmet_reclaim"] = view.unmet_reclaim;
+  if (!view.process_classes.empty()) out["process_classes"] = view.process_classes;
   for (const NodeClassStatus& c : view.classes) {
     out["classes"].push_back({{"name", c.name},
                               {"granted_pes", c.granted_pes},
@@ -184,6 +185,7 @@ void to_json(nlohmann::json& out, const ResourceView& view) {
 void from_json(const nlohmann::json& in, ResourceView& view) {
   view.reclaimed = in.at("reclaimed").get<int>();
   view.unmet_reclaim = in.value("unmet_reclaim", std::string());
+  view.process_classes = in.value("process_classes", std::vector<std::string>());
   view.classes.clear();
   for (const nlohmann::json& c : in.at("classes")) {
     view.classes.push_back({c.at("name").get<std::string>(), c.at("granted_pes").get<int>(),

@@ -121,6 +121,9 @@ struct NodeClassStatus {
 struct ResourceView {
   std::vector<NodeClassStatus> classes;
   int reclaimed = 0;          ///< processes on reclaimed PEs
+  /// The node class of each process of the job, in rank order ("" for a
+  /// host no node describes): where a policy's measured speeds come from.
+  std::vector<std::string> process_classes;
   std::string unmet_reclaim;  ///< why a reclaim cannot be honoured, if it cannot
 
   [[nodiscard]] int granted_pes() const;

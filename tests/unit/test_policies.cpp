@@ -7,6 +7,9 @@
 
 #include "config/config.hpp"
 #include "flexmpi/error.hpp"
+#include "model/machine_profile.hpp"
+#include "model/reconfiguration_cost.hpp"
+#include "policies/hpmp_policy.hpp"
 #include "policies/policy.hpp"
 #include "policies/schedule.hpp"
 
@@ -34,7 +37,8 @@ TEST(PolicyRegistry, UnknownNameIsRefusedWithTheKnownOnes) {
     EXPECT_THAT(e.what(), HasSubstr("'greedy'"));
     EXPECT_THAT(e.what(), HasSubstr(policy_names()));
   }
-  EXPECT_THAT(policy_names(), HasSubstr("none, lb, smp"));
+  EXPECT_THAT(policy_names(), HasSubstr("none, lb, smp, hpmp"));
+  EXPECT_TRUE(make_policy("hpmp", Config{})->uses_resources());
 }
 
 TEST(Schedule, ParsesActionsInIterationOrder) {
@@ -101,6 +105,96 @@ TEST(Schedule, ConfigRefusesAMissingOrBadFileNamingTheVariable) {
       EXPECT_THAT(e.what(), HasSubstr(path));
     }
   }
+}
+
+// HPMP's spawning step (thesis 5.4.2, Alg. 7), without MPI: a process of
+// class F (speed 100 work/s) and one of S (50 work/s), 10 iterations each in
+// the interval; F is twice as fast as S in the node-class file.
+struct HpmpFixture {
+  IntervalReport report;
+  ResourceView view;
+  std::vector<NodeClass> classes{{"F", 2.0, 0.4, 0.0}, {"S", 1.0, 0.1, 0.0}};
+  RedistributionCost price;
+  MachineProfile profile = MachineProfile::defaults();
+
+  HpmpFixture() {
+    for (const double metric : {100.0, 50.0}) {
+      ProcessInterval p;
+      p.iterations = 10;
+      p.wall = 1.0;
+      p.cpu = 1.0;
+      p.metric = metric;
+      report.processes.push_back(p);
+    }
+    view.classes = {{"F", 2, 1, 0, 0.4}, {"S", 2, 1, 0, 0.1}};
+    view.process_classes = {"F", "S"};
+  }
+  std::optional<HpmpPlan> plan(int max_procs, long long remaining) const {
+    return hpmp_plan(HpmpSituation{report, view, classes, price, profile, max_procs, remaining,
+                                   1e6, 0.05});
+  }
+};
+
+TEST(HpmpPolicy, SpawnsOnTheClassesPredictedFastestAndRecordsEveryCandidate) {
+  const HpmpFixture f;
+  const auto plan = f.plan(0, 100);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->offers.size(), 2u);
+  EXPECT_DOUBLE_EQ(plan->offers[0].speed, 100.0);  // the mean measured speed of the class
+  EXPECT_DOUBLE_EQ(plan->offers[1].speed, 50.0);
+  EXPECT_DOUBLE_EQ(plan->work_per_iteration, 15.0);
+  EXPECT_DOUBLE_EQ(plan->current_speed, 150.0);
+  // s = 0: 100 x 15 / 150; s = 1 (F): 100 x 15 / 250 + spawn + data; s = 2: 15 / 300.
+  ASSERT_EQ(plan->decision.considered.size(), 3u);
+  EXPECT_DOUBLE_EQ(plan->decision.considered[0].predicted_seconds, 10.0);
+  const double one = 6.0 + spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
+  EXPECT_DOUBLE_EQ(plan->decision.considered[1].predicted_seconds, one);
+  EXPECT_EQ(plan->decision.considered[1].delta, (std::vector<int>{1, 0}));
+  EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 1}));
+  EXPECT_EQ(plan->spawn_classes(), (std::vector<std::string>{"F", "S"}));
+  const nlohmann::json record = plan->to_json();
+  EXPECT_EQ(record["considered"].size(), 3u);
+  EXPECT_EQ(record["offers"][0]["name"], "F");
+}
+
+TEST(HpmpPolicy, MaxProcsCapsTheFreePesFastestFirst) {
+  const HpmpFixture f;
+  const auto plan = f.plan(3, 100);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->offers[0].free_pes, 1);
+  EXPECT_EQ(plan->offers[1].free_pes, 0);
+  EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 0}));
+  EXPECT_FALSE(f.plan(2, 100).has_value());  // at FLEXMPI_MAX_PROCS
+}
+
+TEST(HpmpPolicy, KeepsTheProcessesWhenTheSpawnCostsMoreThanItGains) {
+  const HpmpFixture f;
+  const auto plan = f.plan(0, 1);  // one iteration left: 0.1 s, a spawn costs more
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_FALSE(plan->decision.changes());
+  EXPECT_TRUE(plan->spawn_classes().empty());
+}
+
+TEST(HpmpPolicy, AnUnmeasuredClassGetsItsRelativeSpeedOfTheMeasuredOnes) {
+  HpmpFixture f;
+  f.view.classes = {{"F", 1, 0, 0, 0.4}, {"S", 2, 2, 0, 0.1}};
+  f.view.process_classes = {"S", "S"};
+  f.report.processes[0].metric = 50.0;
+  const auto plan = f.plan(0, 100);
+  ASSERT_TRUE(plan.has_value());
+  // S measured at 50 and of relative speed 0.5: a PE of F does 100.
+  EXPECT_DOUBLE_EQ(plan->offers[0].speed, 100.0);
+  EXPECT_EQ(plan->offers[1].free_pes, 0);
+  EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 0}));
+}
+
+TEST(HpmpPolicy, NothingToPlanWithoutIdlePesOrMeasurements) {
+  HpmpFixture f;
+  f.view.classes = {{"F", 1, 1, 0, 0.4}, {"S", 1, 1, 0, 0.1}};
+  EXPECT_FALSE(f.plan(0, 100).has_value());
+  HpmpFixture unmeasured;
+  for (ProcessInterval& p : unmeasured.report.processes) p.metric = 0.0;
+  EXPECT_FALSE(unmeasured.plan(0, 100).has_value());
 }
 
 }  // namespace

@@ -67,10 +67,9 @@ void print_settings_table() {
 // Checks one option's value with the library's own parser; returns the
 // message naming the option and what it accepts, or "" if the value is good.
 std::string check_option(const flexmpi::SettingDescriptor& setting, const std::string& value) {
-  const std::string variable(setting.variable);
   try {
-    flexmpi::load_config(
-        [&](const char* name) { return variable == name ? value.c_str() : nullptr; }, {variable});
+    flexmpi::Config config;
+    flexmpi::apply_setting(config, setting, value);
   } catch (const flexmpi::Error& e) {
     return "--" + std::string(setting.option) + "=" + value + ": " + e.what();
   }

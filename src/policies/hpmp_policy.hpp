@@ -1,0 +1,97 @@
+// FLEXMPI_POLICY=hpmp: the High performance malleability policy (thesis
+// 5.4.2, Alg. 7): the job grows onto the idle PEs the resource manager
+// grants when the prediction says the rest of the run gets faster. At the
+// end of each sampling interval, in this order:
+//   1. processes on PEs the resource manager reclaimed are removed
+//      (reclaim_action, shared with smp);
+//   2. if some node class has idle PEs (granted - running) and the job is
+//      below FLEXMPI_MAX_PROCS: plan_hpmp evaluates spawning s = 0.. of the
+//      fastest free PEs with the prediction below; the fastest predicted one
+//      is carried out (one ProcessChange, one node class per process);
+//   3. else (or when no spawn is predicted faster) the load is balanced as
+//      the lb policy does.
+// Every candidate and its prediction go to the trace ("hpmp").
+//
+// The prediction (hpmp_plan, pure, unit-tested): the remaining run of a
+// per-class change is
+//   remaining iterations x W / (S + sum_c delta_c x speed_c)
+//   + spawn_cost(MachineProfile::defaults(), spawned)        (eq. 5.6)
+//   + RedistributionCost::predict(bytes the new processes receive)
+// W: the work of one iteration (sum over processes of metric / iterations of
+// the interval just closed); S: the sum of the measured speeds (metric per
+// second of effective computation); speed_c: the mean measured speed of the
+// class's processes, or, for a class none runs on, relative_speed(class) x
+// the speed of a PE of relative speed 1 inferred from the fastest measured
+// class (its mean over its relative speed). The new processes receive the
+// share of the data bytes (global rows x bytes per row) of their speed. It
+// assumes the load is balanced after the change (the balancer's job: rows
+// in proportion to speed, so the iteration takes W / S) and that
+// communication does not change with the process count: the interval report
+// carries no PMPI profile, which IntervalPredictor (model/) needs for its
+// communication term, so the model's full eq. 5.2 is not used yet.
+//
+// Every process decides alike: everything comes from the report, the
+// broadcast ResourceView, the configuration and the controller's
+// redistribution price (which a spawned process imports). The policy keeps
+// no state of its own beyond the balancer's, so it exports nothing.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "policies/lb_policy.hpp"
+#include "policies/malleability_planner.hpp"
+#include "resources/node_classes.hpp"
+
+namespace flexmpi {
+
+/// What HPMP's spawning step reads (pure data, no MPI).
+struct HpmpSituation {
+  const IntervalReport& report;
+  const ResourceView& resources;
+  const std::vector<NodeClass>& node_classes;  ///< FLEXMPI_NODE_CLASSES
+  const RedistributionCost& redistribution_cost;
+  const MachineProfile& profile;
+  int max_procs = 0;  ///< FLEXMPI_MAX_PROCS, 0: no bound but the PEs
+  long long remaining_iterations = 0;
+  double data_bytes = 0.0;  ///< global rows x bytes per row of the registered data
+  double dedicated_threshold = 0.0;
+};
+
+/// HPMP's spawning step: the offers and the planner's decision.
+struct HpmpPlan {
+  std::vector<NodeClassOffer> offers;  ///< one per class of the view
+  MalleabilityDecision decision;
+  double work_per_iteration = 0.0;
+  double current_speed = 0.0;  ///< S, the sum of the measured speeds
+
+  /// The processes to spawn, one node class per process (empty: none).
+  [[nodiscard]] std::vector<std::string> spawn_classes() const;
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+/// nullopt when there is nothing to plan: no idle PE, the job at
+/// FLEXMPI_MAX_PROCS, or nothing measured (no work or no speed).
+[[nodiscard]] std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation);
+
+class HpmpPolicy final : public Policy {
+ public:
+  explicit HpmpPolicy(const Config& config);
+  [[nodiscard]] std::string_view name() const override { return "hpmp"; }
+  PolicyDecision on_interval(const IntervalInput& input) override;
+  [[nodiscard]] bool uses_resources() const override { return true; }
+  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
+  [[nodiscard]] std::vector<double> measured_speeds() const override {
+    return balancing_.measured_speeds();
+  }
+
+ private:
+  LbPolicy balancing_;
+  std::vector<NodeClass> node_classes_;
+  MachineProfile profile_;
+  int max_procs_ = 0;
+  double dedicated_threshold_ = 0.0;
+};
+
+}  // namespace flexmpi
