@@ -1,15 +1,19 @@
-# A malleable run gives the same solution as a static one: PROGRAM under the
-# smp policy on an emulated cluster (ENV: FLEXMPI_* settings, |-separated)
-# spawns and removes processes while it iterates; the checksum of x must be
-# the static 2-process run's, bit for bit (x is still converging after 7
-# iterations, so the last digits are significant), and the process count
-# must have changed (the trace says how).
+# A malleable run gives the same solution as a static one: PROGRAM (ARGS,
+# |-separated; x must still be converging at the end so that the last digits
+# of its checksum are significant) under a malleability policy on an emulated
+# cluster (ENV: FLEXMPI_* settings, |-separated) spawns, and maybe removes,
+# processes while it iterates; the checksum of x must be the static
+# 2-process run's, bit for bit, and the trace must show at least MIN_SPAWNS
+# intervals with a spawn and MIN_REMOVALS with a removal. Optionally, the
+# first trace record matching RECORD must contain every regex of
+# RECORD_FIELDS (|-separated): what the policy decided and why.
 string(REPLACE "|" ";" settings "${ENV}")
+string(REPLACE "|" ";" arguments "${ARGS}")
+string(REPLACE "|" ";" record_fields "${RECORD_FIELDS}")
 
 function(run label)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ARGN}
-                          bash ${SPAWN_RUNNER} 60 3 ${MPIEXEC} -n 2 ${PROGRAM} --size 301
-                          --iterations 7 --quiet
+                          bash ${SPAWN_RUNNER} 60 3 ${MPIEXEC} -n 2 ${PROGRAM} ${arguments} --quiet
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code)
   if(NOT code EQUAL 0 OR NOT out MATCHES "procs=([0-9]+) .*checksum=([^ \n]+)")
     message(FATAL_ERROR "${label} run failed (${code}):\n${out}${err}")
@@ -19,6 +23,13 @@ function(run label)
   set(checksum "${CMAKE_MATCH_2}" PARENT_SCOPE)
 endfunction()
 
+# The number of trace records whose reconfigurations include `action`.
+function(count_actions action result)
+  file(STRINGS "${TRACE}" records REGEX "\"action\":\"${action}\"")
+  list(LENGTH records found)
+  set(${result} ${found} PARENT_SCOPE)
+endfunction()
+
 run(static FLEXMPI_POLICY=none)
 set(expected "${checksum}")
 file(REMOVE "${TRACE}")
@@ -26,9 +37,22 @@ run(malleable ${settings} FLEXMPI_TRACE=${TRACE})
 if(NOT checksum STREQUAL expected)
   message(FATAL_ERROR "malleable checksum ${checksum} != static ${expected}")
 endif()
-file(STRINGS "${TRACE}" records REGEX "\"action\":\"(spawn|remove)\"")
-list(LENGTH records reconfigured)
-if(reconfigured LESS 2)
-  message(FATAL_ERROR "the trace shows ${reconfigured} reconfigurations, expected a spawn and a removal")
+count_actions(spawn spawns)
+count_actions(remove removals)
+if(spawns LESS MIN_SPAWNS OR removals LESS MIN_REMOVALS)
+  message(FATAL_ERROR "the trace shows ${spawns} spawns and ${removals} removals, expected at "
+                      "least ${MIN_SPAWNS} and ${MIN_REMOVALS}")
 endif()
-message(STATUS "same checksum; ${reconfigured} intervals with a reconfiguration; ended on ${procs} processes")
+if(DEFINED RECORD)
+  file(STRINGS "${TRACE}" decided REGEX "${RECORD}")
+  if(NOT decided)
+    message(FATAL_ERROR "no record of ${TRACE} matches ${RECORD}")
+  endif()
+  list(GET decided 0 first)
+  foreach(field IN LISTS record_fields)
+    if(NOT first MATCHES "${field}")
+      message(FATAL_ERROR "the decision lacks ${field}:\n${first}")
+    endif()
+  endforeach()
+endif()
+message(STATUS "same checksum; ${spawns} spawns, ${removals} removals; ended on ${procs} processes")

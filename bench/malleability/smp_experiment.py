@@ -133,7 +133,7 @@ def main():
           f"checksum {malleable['checksum']} ({'same' if same else 'DIFFERENT'})")
     plot = os.path.join(args.build, "tools", "flexmpi-plot")
     if os.path.exists(plot):
-        subprocess.run([sys.executable, plot, trace, "--out", os.path.join(args.out, "plots")],
+        subprocess.run([sys.executable, plot, trace, "--output", os.path.join(args.out, "plots")],
                        capture_output=True)
     return 0 if same else 1
 

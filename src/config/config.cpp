@@ -9,6 +9,7 @@
 #include "balancing/partitioner.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
+#include "model/machine_profile.hpp"
 #include "policies/policy.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/resource_manager.hpp"
@@ -139,8 +140,9 @@ std::vector<SettingDescriptor> make_settings() {
        "available, else work",
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
       {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
-       "adaptation policy (src/policies): none (monitor only), lb (load balancing), smp or "
-       "hpmp (malleability: spawn and remove processes)",
+       "adaptation policy (src/policies): none (monitor only), lb (load balancing), smp, hpmp "
+       "or amp (malleability: spawn and remove processes; amp needs FLEXMPI_GOAL or "
+       "FLEXMPI_GOAL_SPEEDUP)",
        [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
       {"FLEXMPI_MAX_PROCS", "max-procs", "(PEs known)", "a whole number from 1 to 1000000000",
        "upper bound on the number of processes a malleability policy may run",
@@ -156,16 +158,28 @@ std::vector<SettingDescriptor> make_settings() {
          }
          c.schedule_file = std::string(v);
        }},
-      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0", "AMP completion-time goal",
+      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0",
+       "AMP completion-time goal of the whole run (thesis 5.4.3); or FLEXMPI_GOAL_SPEEDUP",
        [](Config& c, std::string_view v) {
          const double goal = parse_real(v);
          if (goal <= 0.0) throw Rejected{};
          c.goal = goal;
        }},
-      {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost",
-       "what AMP minimises while meeting the goal",
+      {"FLEXMPI_GOAL_SPEEDUP", "goal-speedup", "(none)", "a number strictly between 0 and 1",
+       "AMP goal as a fraction faster than the static run predicted at the first interval "
+       "(0.35 = 35 % less time); or FLEXMPI_GOAL",
+       [](Config& c, std::string_view v) { c.goal_speedup = parse_fraction(v); }},
+      {"FLEXMPI_GOAL_TOLERANCE", "goal-tolerance", "0.01", "a number from 0 to below 1",
+       "AMP keeps the processes while the predicted run is within goal x (1 +- this)",
        [](Config& c, std::string_view v) {
-         c.constraint = parse_choice(v, {"efficiency", "cost"});
+         const double tolerance = parse_real(v);
+         if (tolerance < 0.0 || tolerance >= 1.0) throw Rejected{};
+         c.goal_tolerance = tolerance;
+       }},
+      {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost, energy",
+       "what AMP minimises while meeting the goal: computing power, cost per hour or watts",
+       [](Config& c, std::string_view v) {
+         c.constraint = parse_choice(v, {"efficiency", "cost", "energy"});
        }},
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
        "a readable file of hostname:procType:numPE[:cost] lines", "processor description",
@@ -210,6 +224,17 @@ std::vector<SettingDescriptor> make_settings() {
        "them in order, MPI places them here, each runs at its class's relative speed",
        [](Config& c, std::string_view v) {
          c.emulate_cluster = parse_choice(v, {"0", "1"}) == "1";
+       }},
+      {"FLEXMPI_MACHINE_PROFILE", "machine-profile", "(documented defaults)",
+       "a machine profile written by flexmpi-calibrate (JSON)",
+       "costs of communication, spawning and redistribution for the prediction model",
+       [](Config& c, std::string_view v) {
+         try {
+           (void)load_machine_profile(std::string(v));
+         } catch (const Error& e) {
+           throw Rejected{e.what()};
+         }
+         c.machine_profile = std::string(v);
        }},
       {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",
        [](Config& c, std::string_view v) {
@@ -294,6 +319,13 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
     throw Error(Errc::bad_config,
                 "FLEXMPI_EMULATE_CLUSTER=1 takes each process's speed from its node class: "
                 "unset FLEXMPI_EMULATE_SPEED");
+  }
+  if (config.policy == "amp" && config.goal.has_value() == config.goal_speedup.has_value()) {
+    throw Error(Errc::bad_config,
+                config.goal ? "FLEXMPI_POLICY=amp takes one goal: set FLEXMPI_GOAL or "
+                              "FLEXMPI_GOAL_SPEEDUP, not both"
+                            : "FLEXMPI_POLICY=amp needs a goal: set FLEXMPI_GOAL (seconds) or "
+                              "FLEXMPI_GOAL_SPEEDUP (a fraction faster than the static run)");
   }
   return config;
 }

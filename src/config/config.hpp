@@ -32,10 +32,13 @@ struct Config {
   std::string schedule_file;              ///< SMP predefined schedule (empty: none)
   std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated
   std::optional<double> goal;             ///< AMP completion-time goal, seconds
-  std::string constraint = "efficiency";  ///< efficiency | cost
+  std::optional<double> goal_speedup;     ///< AMP goal: static run's prediction x (1 - this)
+  double goal_tolerance = 0.01;           ///< AMP goal band half-width, fraction of the goal
+  std::string constraint = "efficiency";  ///< efficiency | cost | energy
   std::string hostfile;                   ///< processor description (empty: none)
   std::string scheduler = "balance_all";  ///< balance_all | balance_occupied
   std::string resources = "hostfile";     ///< hostfile | scenario:FILE (resource manager)
+  std::string machine_profile;            ///< flexmpi-calibrate's JSON (empty: the defaults)
   std::string node_classes_file;          ///< node-class description (empty: none)
   std::vector<NodeClass> node_classes;    ///< its classes, parsed and validated
   bool emulate_cluster = false;           ///< the hostfile's nodes are emulated on this machine

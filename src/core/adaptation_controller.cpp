@@ -23,6 +23,12 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
       policy_(make_policy(config.policy, config)) {
   if (context_.rank() == 0 && !config_.trace.empty()) {
     trace_ = std::make_unique<TraceWriter>(config_.trace);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    check_mpi(PMPI_Get_library_version(version, &length), "MPI_Get_library_version");
+    forecaster_ = std::make_unique<IntervalForecaster>(
+        machine_profile_or_defaults(config_.machine_profile),
+        detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length))));
   }
 }
 
@@ -62,10 +68,14 @@ void AdaptationController::close_interval() {
             ProcessInterval::kFieldCount)));
   }
   report.mark_oversubscribed_nodes();
+  if (forecaster_) prediction_record_ = forecaster_->settle(report);
   context_.log().debug("interval {}: imbalance {:.3f}", report.index,
                        report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);
   interval_traced_ = false;
+  // The next interval as if nothing changes; evaluate() forecasts again
+  // after its decision.
+  forecast_next(state_.blocks(), false);
 }
 
 void AdaptationController::trace_interval(const nlohmann::json& extra) {
@@ -78,6 +88,7 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
   if (!reconfigurations_.empty()) {
     record["reconfigurations"] = std::exchange(reconfigurations_, nlohmann::json::array());
   }
+  record.update(std::exchange(prediction_record_, nlohmann::json::object()));
   trace_->write(record);
 }
 
@@ -126,7 +137,9 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   }
   PolicyDecision decision = policy_->on_interval(input);
   extra.update(decision.record);
+  const Decomposition measured_on = state_.blocks();
   if (decision.target) extra.update(carry_out(*decision.target, weight));
+  forecast_next(measured_on, decision.change.has_value());
   trace_interval(extra);  // a process change goes into the next interval's record
   if (decision.change) return change_processes(*decision.change, iteration, how);
   return state_.own_block();
@@ -159,6 +172,28 @@ RowBlock AdaptationController::change_processes(const ProcessChange& change, int
     }
     return state_.own_block();
   }
+}
+
+void AdaptationController::forecast_next(const Decomposition& measured_on, bool processes_change) {
+  if (!forecaster_) return;
+  if (processes_change) {
+    forecaster_->forget();
+    return;
+  }
+  // Without a decomposition (monitoring only) every process counts one row:
+  // the next interval keeps the blocks, so only their sameness matters.
+  const std::size_t size = last_interval_->processes.size();
+  auto counts = [size](const Decomposition& blocks) {
+    std::vector<std::int64_t> rows(blocks.empty() ? size : 0, 1);
+    for (const RowBlock& block : blocks) rows.push_back(block.count);
+    return rows;
+  };
+  const double moved =
+      measured_on == state_.blocks()
+          ? 0.0
+          : busiest_process_bytes(measured_on, state_.blocks(), state_.data().bytes_per_row());
+  forecaster_->forecast(*last_interval_, counts(measured_on), counts(state_.blocks()), moved,
+                        profile_operations(monitor_.last_interval_operations()));
 }
 
 nlohmann::json AdaptationController::carry_out(const Decomposition& target,
@@ -230,6 +265,7 @@ void AdaptationController::restart_after_reconfiguration() {
   interval_traced_ = true;
   policy_->on_reconfiguration();
   reconfiguration_mark_ = intervals_closed_;
+  if (forecaster_) forecaster_->forget();  // the profile was the old process set's
 }
 
 }  // namespace flexmpi

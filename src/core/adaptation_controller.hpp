@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/row_block.hpp"
+#include "model/interval_forecaster.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
 #include "policies/policy.hpp"
@@ -72,6 +73,8 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Exchanges the per-process records of the finished interval (collective).
   void close_interval();
   void trace_interval(const nlohmann::json& extra);
+  /// Rank 0: predicts the next interval for the blocks the loop leaves.
+  void forecast_next(const Decomposition& measured_on, bool processes_change);
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
   /// Spawns or removes the processes of a policy's change, then rebalances.
@@ -85,6 +88,10 @@ class AdaptationController final : public ReconfigurationHooks {
   std::unique_ptr<Policy> policy_;
   ProcessManager* processes_ = nullptr;
   std::unique_ptr<TraceWriter> trace_;  // rank 0, if FLEXMPI_TRACE
+  // Rank 0, with the trace: each interval predicted before it runs (thesis
+  // 6.3), and the record that sets the last prediction beside the measurement.
+  std::unique_ptr<IntervalForecaster> forecaster_;
+  nlohmann::json prediction_record_ = nlohmann::json::object();
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;
   bool iteration_from_si_init_ = false;

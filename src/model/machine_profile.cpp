@@ -310,4 +310,8 @@ void save_machine_profile(const MachineProfile& profile, const std::string& path
   if (!out) throw Error(Errc::bad_config, "machine profile " + path + ": cannot write the file");
 }
 
+MachineProfile machine_profile_or_defaults(const std::string& path) {
+  return path.empty() ? MachineProfile::defaults() : load_machine_profile(path);
+}
+
 }  // namespace flexmpi

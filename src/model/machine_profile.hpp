@@ -102,6 +102,8 @@ struct MachineProfile {
 /// unreadable file, bad JSON, missing key, wrong type, negative or
 /// non-finite value, unknown collective name, empty cost table.
 MachineProfile load_machine_profile(const std::string& path);
+/// FLEXMPI_MACHINE_PROFILE's profile: the file's, or the defaults when `path` is empty.
+MachineProfile machine_profile_or_defaults(const std::string& path);
 
 /// The same validation on a parsed document; `source` names it in messages.
 MachineProfile parse_machine_profile(const nlohmann::json& document, std::string_view source);

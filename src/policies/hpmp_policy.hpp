@@ -12,10 +12,11 @@
 //      the lb policy does.
 // Every candidate and its prediction go to the trace ("hpmp").
 //
-// The prediction (hpmp_plan, pure, unit-tested): the remaining run of a
+// The prediction (predict_remaining in remaining_time_model, shared with amp;
+// pure, unit-tested): the remaining run of a
 // per-class change is
 //   remaining iterations x W / (S + sum_c delta_c x speed_c)
-//   + spawn_cost(MachineProfile::defaults(), spawned)        (eq. 5.6)
+//   + spawn_cost(FLEXMPI_MACHINE_PROFILE's profile, spawned)  (eq. 5.6)
 //   + RedistributionCost::predict(bytes the new processes receive)
 // W: the work of one iteration (sum over processes of metric / iterations of
 // the interval just closed); S: the sum of the measured speeds (metric per
@@ -42,22 +43,13 @@
 #include "model/machine_profile.hpp"
 #include "policies/lb_policy.hpp"
 #include "policies/malleability_planner.hpp"
+#include "policies/remaining_time_model.hpp"
 #include "resources/node_classes.hpp"
 
 namespace flexmpi {
 
-/// What HPMP's spawning step reads (pure data, no MPI).
-struct HpmpSituation {
-  const IntervalReport& report;
-  const ResourceView& resources;
-  const std::vector<NodeClass>& node_classes;  ///< FLEXMPI_NODE_CLASSES
-  const RedistributionCost& redistribution_cost;
-  const MachineProfile& profile;
-  int max_procs = 0;  ///< FLEXMPI_MAX_PROCS, 0: no bound but the PEs
-  long long remaining_iterations = 0;
-  double data_bytes = 0.0;  ///< global rows x bytes per row of the registered data
-  double dedicated_threshold = 0.0;
-};
+/// What HPMP's spawning step reads (pure data, no MPI), shared with amp.
+using HpmpSituation = OfferSituation;
 
 /// HPMP's spawning step: the offers and the planner's decision.
 struct HpmpPlan {

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "flexmpi/error.hpp"
+#include "policies/amp_policy.hpp"
 #include "policies/hpmp_policy.hpp"
 #include "policies/lb_policy.hpp"
 #include "policies/policy.hpp"
@@ -37,6 +38,13 @@ std::span<const PolicyDescriptor> policies() {
        "when the prediction says the rest of the run gets faster, load balancing in between",
        [](const Config& config) -> std::unique_ptr<Policy> {
          return std::make_unique<HpmpPolicy>(config);
+       }},
+      {"amp",
+       "adaptive malleability (thesis 5.4.3, Alg. 8): spawns or removes processes so that the "
+       "run meets FLEXMPI_GOAL (or FLEXMPI_GOAL_SPEEDUP) at the least FLEXMPI_CONSTRAINT, load "
+       "balancing in between",
+       [](const Config& config) -> std::unique_ptr<Policy> {
+         return std::make_unique<AmpPolicy>(config);
        }},
   };
   return all;

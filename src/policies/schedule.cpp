@@ -1,10 +1,10 @@
 #include "policies/schedule.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 
@@ -49,11 +49,7 @@ std::vector<ScheduledAction> parse_schedule(const std::string& text, const std::
 }
 
 std::vector<ScheduledAction> read_schedule(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(Errc::bad_config, "cannot read the schedule file '" + path + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_schedule(text.str(), path);
+  return parse_schedule(read_text_file(path, "schedule", Errc::bad_config), path);
 }
 
 }  // namespace flexmpi

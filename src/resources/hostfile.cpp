@@ -2,11 +2,10 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
@@ -35,9 +34,9 @@ NodeDescription parse_node(std::string_view item, std::string_view where) {
   const auto fields = split(item, ':');
   if (fields.size() < 3 || fields.size() > 4 || trim(fields[0]).empty() ||
       trim(fields[1]).empty()) {
-    throw Error(Errc::invalid_argument,
-                std::string(where) + "expected hostname:procType:numPE[:cost], got '" +
-                    std::string(item) + "'");
+    throw Error(Errc::invalid_argument, std::string(where) +
+                                            "expected hostname:procType:numPE[:cost], got '" +
+                                            std::string(item) + "'");
   }
   NodeDescription node;
   node.hostname = std::string(trim(fields[0]));
@@ -57,8 +56,8 @@ NodeDescription parse_node(std::string_view item, std::string_view where) {
         std::from_chars(cost_text.data(), cost_text.data() + cost_text.size(), cost);
     if (cost_error != std::errc() || cost_end != cost_text.data() + cost_text.size() ||
         !std::isfinite(cost) || cost < 0.0) {
-      throw Error(Errc::invalid_argument,
-                  std::string(where) + "cost '" + std::string(cost_text) + "' is not a number >= 0");
+      throw Error(Errc::invalid_argument, std::string(where) + "cost '" + std::string(cost_text) +
+                                              "' is not a number >= 0");
     }
     node.cost = cost;
   }
@@ -86,11 +85,7 @@ std::vector<NodeDescription> parse_hostfile(std::string_view text, std::string_v
 }
 
 std::vector<NodeDescription> read_hostfile(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(Errc::invalid_argument, "cannot read '" + path + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_hostfile(text.str(), path);
+  return parse_hostfile(read_text_file(path, "host", Errc::invalid_argument), path);
 }
 
 }  // namespace flexmpi

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 
@@ -57,11 +57,7 @@ std::vector<NodeClass> parse_node_classes(const std::string& text, const std::st
 }
 
 std::vector<NodeClass> read_node_classes(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(Errc::bad_config, "cannot read the node-class file '" + path + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_node_classes(text.str(), path);
+  return parse_node_classes(read_text_file(path, "node-class", Errc::bad_config), path);
 }
 
 std::optional<NodeClass> find_node_class(const std::vector<NodeClass>& classes,

@@ -47,7 +47,8 @@ struct NodeClass {
 [[nodiscard]] std::vector<std::string> place_initial_processes(
     const std::vector<NodeDescription>& nodes, int nprocs);
 /// The relative speed of each of those processes (rank order): its node's class's.
-[[nodiscard]] std::vector<double> initial_emulated_speeds(
-    const std::vector<NodeDescription>& nodes, const std::vector<NodeClass>& classes, int nprocs);
+[[nodiscard]] std::vector<double> initial_emulated_speeds(const std::vector<NodeDescription>& nodes,
+                                                          const std::vector<NodeClass>& classes,
+                                                          int nprocs);
 
 }  // namespace flexmpi

@@ -1,12 +1,12 @@
 #include "resources/resource_manager.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
 #include "config/config.hpp"
 #include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
@@ -17,9 +17,8 @@ constexpr std::string_view kScenarioPrefix = "scenario:";
 void apply_event(std::vector<NodeDescription>& nodes, const ResourceEvent& event,
                  const std::string& where) {
   for (const NodeDescription& item : event.nodes) {
-    auto node = std::find_if(nodes.begin(), nodes.end(), [&](const NodeDescription& n) {
-      return n.hostname == item.hostname;
-    });
+    auto node = std::find_if(nodes.begin(), nodes.end(),
+                             [&](const NodeDescription& n) { return n.hostname == item.hostname; });
     if (node != nodes.end() && node->proc_type != item.proc_type) {
       throw Error(Errc::bad_config, where + ": host '" + item.hostname + "' is of class '" +
                                         node->proc_type + "', not '" + item.proc_type + "'");
@@ -64,10 +63,9 @@ std::vector<ResourceEvent> parse_scenario(const std::string& text, const std::st
     words >> action;
     const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
     auto fail = [&](const std::string& what) {
-      throw Error(Errc::bad_config,
-                  where + ": " + what +
-                      "; expected <iteration> available|reclaim "
-                      "<hostname>:<procType>:<numPE>[:<cost>] ...");
+      throw Error(Errc::bad_config, where + ": " + what +
+                                        "; expected <iteration> available|reclaim "
+                                        "<hostname>:<procType>:<numPE>[:<cost>] ...");
     };
     ResourceEvent event;
     std::size_t used = 0;
@@ -95,11 +93,7 @@ std::vector<ResourceEvent> parse_scenario(const std::string& text, const std::st
 }
 
 std::vector<ResourceEvent> read_scenario(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error(Errc::bad_config, "cannot read the scenario file '" + path + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_scenario(text.str(), path);
+  return parse_scenario(read_text_file(path, "scenario", Errc::bad_config), path);
 }
 
 ScenarioResources::ScenarioResources(std::vector<NodeDescription> initial,

@@ -120,7 +120,7 @@ struct NodeClassStatus {
 
 struct ResourceView {
   std::vector<NodeClassStatus> classes;
-  int reclaimed = 0;          ///< processes on reclaimed PEs
+  int reclaimed = 0;  ///< processes on reclaimed PEs
   /// The node class of each process of the job, in rank order ("" for a
   /// host no node describes): where a policy's measured speeds come from.
   std::vector<std::string> process_classes;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -93,6 +94,17 @@ TEST(Trace, OneJsonLinePerIntervalWithTheSpecFields) {
     EXPECT_DOUBLE_EQ(r.at("imbalance_threshold").get<double>(), config.imbalance_threshold);
     ASSERT_TRUE(r.contains("decision"));
     EXPECT_TRUE(r.at("decision").is_string());
+    // From the second interval on, the prediction made for it (thesis 6.3)
+    // beside what was measured: the slowest computation of the line.
+    if (k == 0) continue;
+    ASSERT_TRUE(r.contains("prediction"));
+    const nlohmann::json& prediction = r.at("prediction");
+    EXPECT_EQ(prediction.at("machine_profile"), "defaults");
+    double slowest = 0.0;
+    for (int p = 0; p < size; ++p)
+      slowest = std::max(slowest, r.at("computation_time")[p].get<double>());
+    EXPECT_DOUBLE_EQ(prediction.at("measured").at("computation").get<double>(), slowest);
+    EXPECT_GT(prediction.at("predicted").at("computation").get<double>(), 0.0);
   }
   // The last line is this run's last report (not a stale file): its measured
   // times match to the last bit.

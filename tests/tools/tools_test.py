@@ -114,7 +114,8 @@ def dry_run_command(output):
 SAMPLE_VALUES = {
     "sampling-interval": "7", "imbalance-threshold": "0.2", "dedicated-threshold": "0.1",
     "k": "5", "lb-model": "nnz", "partitioner": "rcp", "metric": "work", "policy": "lb",
-    "goal": "0.75", "constraint": "cost", "scheduler": "balance_occupied",
+    "goal": "0.75", "goal-speedup": "0.35", "constraint": "energy",
+    "scheduler": "balance_occupied",
     "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "emulate-mode": "sleep",
     "profile": "-", "log-level": "warn", "max-procs": "8",
 }
@@ -134,6 +135,9 @@ def flexrun_dry_run(args):
         stream.write("# test node classes\nC1 1.90 0.095\nC2 4.62 0.462 95\n")
     values = dict(SAMPLE_VALUES, hostfile=hostfile, schedule=schedule)
     values["node-classes"] = classes
+    # A profile flexmpi-calibrate --quick wrote on the 2-vCPU development VM.
+    values["machine-profile"] = os.path.join(args.source_dir, "tests", "tools",
+                                             "machine_profile.json")
     for option, (_, default, _) in table.items():
         # A setting added later is tried with its default, when it has one.
         if option not in values:
@@ -339,6 +343,10 @@ def synthetic_trace(path, intervals=12):
                       "imbalance_threshold": 0.15,
                       "decision": "rebalance" if i == 2 else "spawn" if i == 5 else "none",
                       "partition": partition}
+            if i > 0:
+                phases = {"computation": max(times), "communication": 0.001, "redistribution": 0.0}
+                record["prediction"] = {"machine_profile": "defaults", "measured": phases,
+                                        "predicted": dict(phases, computation=1.1 * max(times))}
             stream.write(json.dumps(record) + "\n")
 
 
@@ -350,9 +358,9 @@ def plot_errors(args):
     result = run([args.plot, good, "-o", outdir])
     expect(result.returncode == 0, "flexmpi-plot failed on a trace with partition and nprocs")
     names = sorted(os.path.basename(p) for p in result.stdout.split())
-    for wanted in ("partition.png", "nprocs.png"):
-        expect(wanted in names, f"{wanted} expected for a trace with partitions and a process "
-               f"count change, got {names}")
+    for wanted in ("partition.png", "nprocs.png", "prediction.png"):
+        expect(wanted in names, f"{wanted} expected for a trace with partitions, a process "
+               f"count change and predictions, got {names}")
 
     with open(good) as stream:
         lines = stream.readlines()

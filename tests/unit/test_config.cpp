@@ -256,7 +256,9 @@ TEST(Config, ChoicesAcceptEachListedValue) {
   for (const auto& [variable, field] : settings_with_choices) {
     for (const std::string& choice : listed_choices(variable)) {
       SCOPED_TRACE(variable + "=" + choice);
-      EXPECT_EQ(load_one(variable, choice).*field, choice);
+      Environment env{{variable, choice}};
+      if (variable == "FLEXMPI_POLICY" && choice == "amp") env["FLEXMPI_GOAL"] = "60";
+      EXPECT_EQ(load(env).*field, choice);
     }
   }
 }
@@ -267,7 +269,8 @@ TEST(Config, ChoicesIncludeWhatTheSpecRequiresNow) {
   EXPECT_THAT(listed_choices("FLEXMPI_LB_MODEL"), IsSupersetOf({"count", "nnz", "weight"}));
   EXPECT_THAT(listed_choices("FLEXMPI_PARTITIONER"), IsSupersetOf({"rcp"}));
   EXPECT_THAT(listed_choices("FLEXMPI_POLICY"), IsSupersetOf({"none", "lb"}));
-  EXPECT_THAT(listed_choices("FLEXMPI_CONSTRAINT"), IsSupersetOf({"efficiency", "cost"}));
+  EXPECT_THAT(listed_choices("FLEXMPI_CONSTRAINT"), IsSupersetOf({"efficiency", "cost", "energy"}));
+  EXPECT_THAT(listed_choices("FLEXMPI_POLICY"), IsSupersetOf({"smp", "hpmp", "amp"}));
   EXPECT_THAT(listed_choices("FLEXMPI_SCHEDULER"),
               IsSupersetOf({"balance_all", "balance_occupied"}));
   EXPECT_THAT(listed_choices("FLEXMPI_LOG_LEVEL"),
@@ -312,6 +315,52 @@ TEST(Config, GoalAcceptsPositiveSeconds) {
 TEST(Config, GoalRejectsNonPositiveAndNonNumbers) {
   for (const std::string value : {"0", "-1", "abc", "", "nan", "inf", "10s"}) {
     expect_rejected("FLEXMPI_GOAL", value);
+  }
+}
+
+TEST(Config, GoalSpeedupIsAFractionStrictlyBetween0And1) {
+  EXPECT_FALSE(load({}).goal_speedup.has_value());
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_GOAL_SPEEDUP", "0.35").goal_speedup.value(), 0.35);
+  for (const std::string value : {"0", "1", "-0.2", "1.5", "abc", "", "nan", "35%"}) {
+    expect_rejected("FLEXMPI_GOAL_SPEEDUP", value);
+  }
+}
+
+TEST(Config, GoalToleranceIsAFractionFrom0ToBelow1) {
+  EXPECT_DOUBLE_EQ(load({}).goal_tolerance, 0.01);
+  EXPECT_DOUBLE_EQ(std::stod(std::string(descriptor("FLEXMPI_GOAL_TOLERANCE").default_text)),
+                   load({}).goal_tolerance);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_GOAL_TOLERANCE", "0").goal_tolerance, 0.0);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_GOAL_TOLERANCE", "0.05").goal_tolerance, 0.05);
+  for (const std::string value : {"1", "-0.01", "2", "x", ""}) {
+    expect_rejected("FLEXMPI_GOAL_TOLERANCE", value);
+  }
+}
+
+TEST(Config, AmpNeedsExactlyOneGoal) {
+  EXPECT_DOUBLE_EQ(load({{"FLEXMPI_POLICY", "amp"}, {"FLEXMPI_GOAL", "30"}}).goal.value(), 30.0);
+  EXPECT_DOUBLE_EQ(
+      load({{"FLEXMPI_POLICY", "amp"}, {"FLEXMPI_GOAL_SPEEDUP", "0.2"}}).goal_speedup.value(), 0.2);
+  EXPECT_EQ(
+      load({{"FLEXMPI_POLICY", "amp"}, {"FLEXMPI_GOAL", "30"}, {"FLEXMPI_CONSTRAINT", "energy"}})
+          .constraint,
+      "energy");
+  // Another policy ignores the goals.
+  EXPECT_NO_THROW(load({{"FLEXMPI_GOAL", "30"}, {"FLEXMPI_GOAL_SPEEDUP", "0.2"}}));
+  const std::vector<Environment> bad = {
+      {{"FLEXMPI_POLICY", "amp"}},
+      {{"FLEXMPI_POLICY", "amp"}, {"FLEXMPI_GOAL", "30"}, {"FLEXMPI_GOAL_SPEEDUP", "0.2"}}};
+  for (const Environment& env : bad) {
+    SCOPED_TRACE(env.size());
+    try {
+      (void)load(env);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_config);
+      EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_POLICY=amp"));
+      EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_GOAL"));
+      EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_GOAL_SPEEDUP"));
+    }
   }
 }
 

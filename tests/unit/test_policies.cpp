@@ -9,6 +9,7 @@
 #include "flexmpi/error.hpp"
 #include "model/machine_profile.hpp"
 #include "model/reconfiguration_cost.hpp"
+#include "policies/amp_policy.hpp"
 #include "policies/hpmp_policy.hpp"
 #include "policies/policy.hpp"
 #include "policies/schedule.hpp"
@@ -19,7 +20,8 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(PolicyRegistry, EveryRegisteredNameMakesItsPolicy) {
-  const Config config;
+  Config config;
+  config.goal = 60.0;  // amp needs a goal
   for (const PolicyDescriptor& descriptor : policies()) {
     const auto policy = make_policy(descriptor.name, config);
     ASSERT_NE(policy, nullptr);
@@ -39,6 +41,7 @@ TEST(PolicyRegistry, UnknownNameIsRefusedWithTheKnownOnes) {
   }
   EXPECT_THAT(policy_names(), HasSubstr("none, lb, smp, hpmp"));
   EXPECT_TRUE(make_policy("hpmp", Config{})->uses_resources());
+  EXPECT_THAT(policy_names(), HasSubstr("amp"));
 }
 
 TEST(Schedule, ParsesActionsInIterationOrder) {
@@ -130,8 +133,8 @@ struct HpmpFixture {
     view.process_classes = {"F", "S"};
   }
   std::optional<HpmpPlan> plan(int max_procs, long long remaining) const {
-    return hpmp_plan(HpmpSituation{report, view, classes, price, profile, max_procs, remaining,
-                                   1e6, 0.05});
+    return hpmp_plan(
+        HpmpSituation{report, view, classes, price, profile, max_procs, remaining, 1e6, 0.05});
   }
 };
 
@@ -195,6 +198,120 @@ TEST(HpmpPolicy, NothingToPlanWithoutIdlePesOrMeasurements) {
   HpmpFixture unmeasured;
   for (ProcessInterval& p : unmeasured.report.processes) p.metric = 0.0;
   EXPECT_FALSE(unmeasured.plan(0, 100).has_value());
+}
+
+// AMP's planning step (thesis 5.4.3, Alg. 8), on HPMP's fixture: with no
+// change the remaining 100 iterations are predicted 100 x 15 / 150 = 10 s.
+std::optional<AmpPlan> amp(const HpmpFixture& f, double goal, double elapsed,
+                           long long remaining = 100,
+                           AmpConstraint constraint = AmpConstraint::efficiency) {
+  return amp_plan(
+      OfferSituation{f.report, f.view, f.classes, f.price, f.profile, 0, remaining, 1e6, 0.05},
+      goal, elapsed, 0.01, constraint);
+}
+
+TEST(AmpPolicy, KeepsTheProcessesWhileThePredictionIsInTheGoalBand) {
+  const HpmpFixture f;
+  for (const double goal : {10.0, 9.95, 10.05}) {
+    SCOPED_TRACE(goal);
+    const auto plan = amp(f, goal, 0.0);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_DOUBLE_EQ(plan->current_prediction, 10.0);
+    EXPECT_FALSE(plan->decision.changes());
+    EXPECT_TRUE(plan->decision.meets_goal);
+  }
+}
+
+TEST(AmpPolicy, TheRemainingGoalIsTheGoalMinusTheElapsedTime) {
+  const HpmpFixture f;
+  // 7 s left: one F process (6 s + its spawn and data) meets it, one S (7.5 s) does not.
+  const double one_f = 6.0 + spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
+  ASSERT_LT(one_f, 7.0 * 1.01);
+  for (const auto& [goal, elapsed] : {std::pair{7.0, 0.0}, std::pair{17.0, 10.0}}) {
+    SCOPED_TRACE(goal);
+    const auto plan = amp(f, goal, elapsed);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_DOUBLE_EQ(plan->remaining_goal, 7.0);
+    EXPECT_TRUE(plan->decision.meets_goal);
+    EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 0}));
+    EXPECT_DOUBLE_EQ(plan->decision.predicted_seconds, one_f);
+    EXPECT_EQ(plan->offers.spawn_classes(plan->decision.delta), (std::vector<std::string>{"F"}));
+    const nlohmann::json record = plan->to_json();
+    EXPECT_DOUBLE_EQ(record["goal_seconds"].get<double>(), goal);
+    EXPECT_DOUBLE_EQ(record["remaining_goal_seconds"].get<double>(), 7.0);
+    EXPECT_DOUBLE_EQ(record["current_prediction_seconds"].get<double>(), 10.0);
+    EXPECT_FALSE(record["considered"].empty());
+  }
+}
+
+TEST(AmpPolicy, AGoalOutOfReachTakesTheFastestSpawnAsBestEffort) {
+  const HpmpFixture f;
+  for (const auto& [goal, elapsed] : {std::pair{1.0, 0.0}, std::pair{5.0, 10.0}}) {
+    SCOPED_TRACE(goal);
+    const auto plan = amp(f, goal, elapsed);  // the second one has passed already
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_FALSE(plan->decision.meets_goal);
+    EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 1}));  // HPMP's fastest, above
+  }
+}
+
+TEST(AmpPolicy, AFarGoalRemovesTheSpawnedProcessesThatCanGo) {
+  HpmpFixture f;
+  // Three processes: two of F (one spawned, removable) and one of S.
+  ProcessInterval spawned = f.report.processes[0];
+  f.report.processes.insert(f.report.processes.begin() + 1, spawned);
+  f.view.classes = {{"F", 2, 2, 1, 0.4}, {"S", 2, 1, 0, 0.1}};
+  f.view.process_classes = {"F", "F", "S"};
+  const auto plan = amp(f, 100.0, 0.0);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_DOUBLE_EQ(plan->current_prediction, 100.0 * 25.0 / 250.0);
+  EXPECT_EQ(plan->decision.delta, (std::vector<int>{-1, 0}));
+  EXPECT_EQ(plan->offers.remove_classes(plan->decision.delta), (std::vector<std::string>{"F"}));
+  EXPECT_TRUE(plan->offers.spawn_classes(plan->decision.delta).empty());
+  // The removal's prediction counts its cost and the data the others take over.
+  const double removed =
+      100.0 * 25.0 / 150.0 + remove_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
+  EXPECT_DOUBLE_EQ(plan->decision.predicted_seconds, removed);
+}
+
+TEST(AmpPolicy, NothingToPlanOnTheLastIterationOrWithoutMeasurements) {
+  HpmpFixture f;
+  EXPECT_FALSE(amp(f, 5.0, 0.0, 0).has_value());
+  for (ProcessInterval& p : f.report.processes) p.metric = 0.0;
+  EXPECT_FALSE(amp(f, 5.0, 0.0).has_value());
+}
+
+TEST(AmpPolicy, ConstraintNamesAndTheGoalCrossCheck) {
+  EXPECT_EQ(parse_amp_constraint("efficiency"), AmpConstraint::efficiency);
+  EXPECT_EQ(parse_amp_constraint("cost"), AmpConstraint::cost);
+  EXPECT_EQ(parse_amp_constraint("energy"), AmpConstraint::energy);
+  EXPECT_THROW((void)parse_amp_constraint("time"), Error);
+  Config config;
+  try {
+    (void)make_policy("amp", config);
+    ADD_FAILURE() << "amp made without a goal";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_config);
+    EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_GOAL"));
+  }
+  config.goal = 10.0;
+  config.goal_speedup = 0.3;
+  EXPECT_THROW((void)make_policy("amp", config), Error);
+}
+
+TEST(AmpPolicy, ASpawnedProcessImportsTheElapsedTimeAndTheGoal) {
+  Config config;
+  config.goal_speedup = 0.3;
+  AmpPolicy parent(config);
+  EXPECT_FALSE(parent.goal_seconds().has_value());
+  parent.import_state({{"elapsed_seconds", 12.5}, {"goal_seconds", 40.0}});
+  AmpPolicy child(config);
+  child.import_state(parent.export_state());
+  EXPECT_DOUBLE_EQ(child.elapsed_seconds(), 12.5);
+  EXPECT_DOUBLE_EQ(child.goal_seconds().value(), 40.0);
+  AmpPolicy fresh(config);
+  fresh.import_state(AmpPolicy(config).export_state());  // no goal known yet: none imported
+  EXPECT_FALSE(fresh.goal_seconds().has_value());
 }
 
 }  // namespace

@@ -195,8 +195,8 @@ TEST(SchedulerReclaim, PicksTheNewestSpawnedOnNodesOverTheirPes) {
 }
 
 TEST(NodeClasses, ParseSpeedsCostsAndWattsRelativeToTheFastest) {
-  const auto classes = parse_node_classes(
-      "# Table 6.4\nC1 1.90 0.095\nC8 4.62 0.462 95\nC0 1\n", "classes.txt");
+  const auto classes =
+      parse_node_classes("# Table 6.4\nC1 1.90 0.095\nC8 4.62 0.462 95\nC0 1\n", "classes.txt");
   ASSERT_EQ(classes.size(), 3U);
   EXPECT_EQ(classes[1], (NodeClass{"C8", 4.62, 0.462, 95.0}));
   EXPECT_EQ(classes[2], (NodeClass{"C0", 1.0, 0.0, 0.0}));
@@ -258,9 +258,13 @@ TEST(EmulatedCluster, ConfigNeedsAHostfileAndNoPerRankSpeeds) {
         },
         names);
   };
-  EXPECT_TRUE(load({{"FLEXMPI_EMULATE_CLUSTER", "1"}, {"FLEXMPI_HOSTFILE", hosts}}).emulate_cluster);
-  EXPECT_THAT([&] { (void)load({{"FLEXMPI_EMULATE_CLUSTER", "1"}}); },
-              ::testing::ThrowsMessage<Error>(HasSubstr("needs FLEXMPI_HOSTFILE")));
+  EXPECT_TRUE(
+      load({{"FLEXMPI_EMULATE_CLUSTER", "1"}, {"FLEXMPI_HOSTFILE", hosts}}).emulate_cluster);
+  EXPECT_THAT(
+      [&] {
+        (void)load({{"FLEXMPI_EMULATE_CLUSTER", "1"}});
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("needs FLEXMPI_HOSTFILE")));
   EXPECT_THAT(
       [&] {
         (void)load({{"FLEXMPI_EMULATE_CLUSTER", "1"},
@@ -268,8 +272,11 @@ TEST(EmulatedCluster, ConfigNeedsAHostfileAndNoPerRankSpeeds) {
                     {"FLEXMPI_EMULATE_SPEED", "1.0,0.5"}});
       },
       ::testing::ThrowsMessage<Error>(HasSubstr("unset FLEXMPI_EMULATE_SPEED")));
-  EXPECT_THAT([&] { (void)load({{"FLEXMPI_EMULATE_CLUSTER", "yes"}}); },
-              ::testing::ThrowsMessage<Error>(HasSubstr("FLEXMPI_EMULATE_CLUSTER='yes'")));
+  EXPECT_THAT(
+      [&] {
+        (void)load({{"FLEXMPI_EMULATE_CLUSTER", "yes"}});
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("FLEXMPI_EMULATE_CLUSTER='yes'")));
 }
 
 }  // namespace

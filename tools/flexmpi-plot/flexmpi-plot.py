@@ -16,7 +16,9 @@ the thesis figures 6.6 and 6.7:
                             trace has "partition" (Fig. 6.7)
   speed.png             speed (metric count per second of computation) and
                             shared fraction (Treal-Tcpu)/Treal per process
-  nprocs.png            process count per interval, when it changes
+  nprocs.png            process count per interval, when it changes (with the
+                        granted PEs and the processes per node class, when traced)
+  prediction.png        predicted vs measured time per phase (thesis Fig. 6.13)
   overview.png          all of the above on one page
 
 The PNG paths are printed, one per line. Exit status 1 with a message
@@ -225,12 +227,46 @@ def panel_speed(axis, xs, xlabel, records):
 
 def panel_nprocs(axis, xs, xlabel, records):
     counts = [r.get("nprocs", len(r["computation_time"])) for r in records]
-    axis.step(xs, counts, where="post", color="tab:green")
+    axis.step(xs, counts, where="post", color="tab:green", label="processes")
+    top = max(counts)
+    # A malleability policy's records carry the resource manager's grants
+    # and each process's node class (thesis Figs. 6.14, 6.18).
+    views = [r.get("resources") for r in records]
+    if any(views):
+        granted = [sum(c["granted_pes"] for c in v["classes"]) if v else None for v in views]
+        axis.step(xs, granted, where="post", color="black", linestyle="--", label="granted PEs")
+        top = max(top, max(g for g in granted if g is not None))
+        classes = sorted({c for v in views if v for c in v.get("process_classes", [])})
+        for k, name in enumerate(classes):
+            per_class = [v["process_classes"].count(name) if v and v.get("process_classes")
+                         else None for v in views]
+            axis.step(xs, per_class, where="post", linewidth=1, alpha=0.8,
+                      color=f"C{(k + 3) % 10}", label=f"processes of {name}")
+        axis.legend(fontsize="small", loc="upper left")
     axis.set_ylabel("processes")
     axis.set_xlabel(xlabel)
     axis.set_title("number of processes")
-    axis.set_ylim(0, max(counts) + 1)
+    axis.set_ylim(0, top + 1)
     axis.yaxis.get_major_locator().set_params(integer=True)
+    axis.grid(True, alpha=0.3)
+
+
+def panel_prediction(axis, xs, xlabel, records):
+    """Predicted (dashed) against measured (solid) time per phase (thesis Fig. 6.13)."""
+    for k, phase in enumerate(("computation", "communication", "redistribution")):
+        predicted = [r["prediction"]["predicted"][phase] if "prediction" in r else None
+                     for r in records]
+        measured = [r["prediction"]["measured"][phase] if "prediction" in r else None
+                    for r in records]
+        if not any(measured) and not any(predicted):
+            continue
+        axis.plot(xs, measured, marker="o", markersize=3, color=f"C{k}", label=f"{phase}, measured")
+        axis.plot(xs, predicted, linestyle="--", color=f"C{k}", label=f"{phase}, predicted")
+    profile = next(r["prediction"]["machine_profile"] for r in records if "prediction" in r)
+    axis.set_ylabel("seconds per interval")
+    axis.set_xlabel(xlabel)
+    axis.set_title(f"prediction model: predicted vs measured (machine profile: {profile})")
+    axis.legend(fontsize="small")
     axis.grid(True, alpha=0.3)
 
 
@@ -249,6 +285,8 @@ def make_plots(records, outdir, trace_name):
     counts = {r.get("nprocs", len(r["computation_time"])) for r in records}
     if len(counts) > 1:
         panels.append(("nprocs", panel_nprocs))
+    if any("prediction" in r for r in records):
+        panels.append(("prediction", panel_prediction))
 
     os.makedirs(outdir, exist_ok=True)
     written = []

@@ -1,0 +1,146 @@
+#include "policies/amp_policy.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "config/config.hpp"
+#include "core/decomposition_state.hpp"
+#include "flexmpi/error.hpp"
+#include "model/reconfiguration_cost.hpp"
+#include "policies/resource_actions.hpp"
+
+namespace flexmpi {
+namespace {
+
+// The remaining goal plan_amp gets once the goal has passed: it must be > 0,
+// and so small that only the fastest configuration is the best effort.
+constexpr double kPassedGoal = 1e-9;
+
+}  // namespace
+
+AmpConstraint parse_amp_constraint(std::string_view text) {
+  for (const AmpConstraint c :
+       {AmpConstraint::efficiency, AmpConstraint::cost, AmpConstraint::energy}) {
+    if (to_string(c) == text) return c;
+  }
+  throw Error(Errc::bad_config, "FLEXMPI_CONSTRAINT='" + std::string(text) +
+                                    "' is invalid: expected one of efficiency, cost, energy");
+}
+
+nlohmann::json AmpPlan::to_json() const {
+  nlohmann::json out = decision;
+  out.update(offers.to_json());
+  out["goal_seconds"] = goal_seconds;
+  out["elapsed_seconds"] = elapsed_seconds;
+  out["remaining_goal_seconds"] = remaining_goal;
+  out["current_prediction_seconds"] = current_prediction;
+  return out;
+}
+
+std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_seconds,
+                                double elapsed_seconds, double tolerance,
+                                AmpConstraint constraint) {
+  if (situation.remaining_iterations <= 0) return std::nullopt;
+  std::optional<ClassOffers> offers = build_class_offers(situation);
+  if (!offers) return std::nullopt;
+  AmpPlan plan;
+  plan.offers = std::move(*offers);
+  plan.goal_seconds = goal_seconds;
+  plan.elapsed_seconds = elapsed_seconds;
+  plan.remaining_goal = goal_seconds - elapsed_seconds;
+  const auto predict = [&](const std::vector<int>& delta) {
+    return predict_remaining(situation, plan.offers, delta);
+  };
+  plan.current_prediction = predict(std::vector<int>(plan.offers.offers.size(), 0));
+  const AmpGoal goal{std::max(plan.remaining_goal, kPassedGoal), tolerance, constraint,
+                     plan.current_prediction};
+  plan.decision = plan_amp(plan.offers.offers, goal, predict);
+  return plan;
+}
+
+AmpPolicy::AmpPolicy(const Config& config)
+    : balancing_(config),
+      node_classes_(config.node_classes),
+      profile_(machine_profile_or_defaults(config.machine_profile)),
+      max_procs_(config.max_procs),
+      dedicated_threshold_(config.dedicated_threshold),
+      goal_(config.goal),
+      speedup_(config.goal_speedup),
+      tolerance_(config.goal_tolerance),
+      constraint_(parse_amp_constraint(config.constraint)) {
+  if (goal_.has_value() == speedup_.has_value()) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_POLICY=amp needs exactly one of FLEXMPI_GOAL and FLEXMPI_GOAL_SPEEDUP");
+  }
+}
+
+nlohmann::json AmpPolicy::export_state() const {
+  nlohmann::json state = {{"elapsed_seconds", elapsed_}};
+  if (goal_) state["goal_seconds"] = *goal_;
+  return state;
+}
+
+void AmpPolicy::import_state(const nlohmann::json& state) {
+  if (state.contains("elapsed_seconds")) elapsed_ = state["elapsed_seconds"].get<double>();
+  if (state.contains("goal_seconds")) goal_ = state["goal_seconds"].get<double>();
+}
+
+PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
+  // The interval's time: its slowest process, and the data it moved.
+  double interval = 0.0;
+  for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
+  elapsed_ += interval + input.report.redistribution_seconds();
+
+  if (auto decision = reclaim_action(input, balancing_)) return *decision;
+  std::optional<AmpPlan> plan;
+  std::optional<OfferSituation> situation;
+  if (input.resources != nullptr) {
+    const DecompositionState& state = input.state;
+    situation.emplace(OfferSituation{
+        input.report, *input.resources, node_classes_, input.redistribution_cost, profile_,
+        max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
+        static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
+        dedicated_threshold_});
+    if (!goal_ && speedup_) {
+      // FLEXMPI_GOAL_SPEEDUP: the static run predicted from the first interval measured.
+      if (const std::optional<ClassOffers> offers = build_class_offers(*situation)) {
+        const double remaining =
+            predict_remaining(*situation, *offers, std::vector<int>(offers->offers.size(), 0));
+        goal_ = (elapsed_ + remaining) * (1.0 - *speedup_);
+      }
+    }
+    if (goal_) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
+  }
+  if (plan && plan->decision.changes()) {
+    PolicyDecision decision;
+    decision.record = {
+        {"decision", "reconfigure"}, {"reason", plan->decision.reason}, {"amp", plan->to_json()}};
+    ProcessChange change;
+    const std::vector<std::string> spawn = plan->offers.spawn_classes(plan->decision.delta);
+    const std::vector<std::string> remove = plan->offers.remove_classes(plan->decision.delta);
+    if (!spawn.empty() && !remove.empty()) {
+      // plan_amp never mixes them; should it, the spawn is carried out.
+      decision.record["amp_note"] = "spawn and removal in one plan: spawn only";
+    }
+    if (!spawn.empty()) {
+      change.node_classes = spawn;
+      change.spawn = static_cast<int>(spawn.size());
+      elapsed_ += spawn_cost(profile_, change.spawn);
+    } else {
+      change.node_classes = remove;
+      change.remove = static_cast<int>(remove.size());
+      elapsed_ += remove_cost(profile_, change.remove);
+    }
+    decision.change = std::move(change);
+    if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;
+    return decision;
+  }
+  PolicyDecision decision = balancing_.on_interval(input);
+  if (plan) {
+    decision.record["amp"] = plan->to_json();
+    if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;
+  }
+  return decision;
+}
+
+}  // namespace flexmpi

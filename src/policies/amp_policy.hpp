@@ -1,0 +1,100 @@
+// FLEXMPI_POLICY=amp: the Adaptive malleability policy (thesis 5.4.3,
+// Alg. 8): the job changes its processes so that the run completes within a
+// goal, at the least use of the resources under FLEXMPI_CONSTRAINT. At the
+// end of each sampling interval, in this order:
+//   1. processes on PEs the resource manager reclaimed are removed
+//      (reclaim_action, shared with smp and hpmp);
+//   2. the goal of the remaining run is the goal of the whole run minus the
+//      time elapsed since the loop started; the current prediction is the
+//      remaining run with no change (predict_remaining, the model hpmp uses).
+//      plan_amp keeps the processes while the prediction is within the goal
+//      band goal x [1 - FLEXMPI_GOAL_TOLERANCE, 1 + FLEXMPI_GOAL_TOLERANCE]
+//      (Alg. 8 line 5, with its inverted condition corrected); slower, it
+//      spawns the cheapest configuration that meets the goal, or the fastest
+//      one when none does (best effort, traced as goal_met = false); faster,
+//      it removes the spawned processes that can go while the goal is met;
+//   3. else the load is balanced as the lb policy does.
+// Every candidate, the goal, the remaining goal and the prediction go to the
+// trace ("amp").
+//
+// The goal: FLEXMPI_GOAL seconds, or with FLEXMPI_GOAL_SPEEDUP = f the
+// static run's predicted time x (1 - f), the static run predicted at the
+// first interval whose offers can be built: the time elapsed then plus the
+// remaining run with no change.
+//
+// The elapsed time is policy state that every process computes alike: the
+// sum over the intervals evaluated of the longest process's wall time of the
+// interval plus its redistribution time, plus the model's predicted cost of
+// each spawn or removal the policy decided (the spawn itself is not in any
+// interval). It misses the time outside the monitored iterations and of
+// intervals nobody evaluated. A spawned process imports it (export_state).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "policies/lb_policy.hpp"
+#include "policies/malleability_planner.hpp"
+#include "policies/remaining_time_model.hpp"
+#include "resources/node_classes.hpp"
+
+namespace flexmpi {
+
+/// FLEXMPI_CONSTRAINT's value as the planner's constraint; Error(bad_config) otherwise.
+[[nodiscard]] AmpConstraint parse_amp_constraint(std::string_view text);
+
+/// AMP's planning step for one interval (pure, no MPI).
+struct AmpPlan {
+  ClassOffers offers;
+  double goal_seconds = 0.0;        ///< the whole run's goal
+  double elapsed_seconds = 0.0;     ///< since the loop started
+  double remaining_goal = 0.0;      ///< goal_seconds - elapsed_seconds (may be <= 0)
+  double current_prediction = 0.0;  ///< predicted remaining seconds with no change
+  MalleabilityDecision decision;
+
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+/// plan_amp over the offers of `situation`, with the goal of the remaining
+/// run goal_seconds - elapsed_seconds (a goal already passed is planned as
+/// a goal of ~0: the fastest configuration, best effort). nullopt when
+/// nothing was measured or no iteration remains.
+[[nodiscard]] std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_seconds,
+                                              double elapsed_seconds, double tolerance,
+                                              AmpConstraint constraint);
+
+class AmpPolicy final : public Policy {
+ public:
+  explicit AmpPolicy(const Config& config);
+  [[nodiscard]] std::string_view name() const override { return "amp"; }
+  PolicyDecision on_interval(const IntervalInput& input) override;
+  [[nodiscard]] bool uses_resources() const override { return true; }
+  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
+  [[nodiscard]] std::vector<double> measured_speeds() const override {
+    return balancing_.measured_speeds();
+  }
+  [[nodiscard]] nlohmann::json export_state() const override;
+  void import_state(const nlohmann::json& state) override;
+
+  /// The time elapsed since the loop started, as counted (above).
+  [[nodiscard]] double elapsed_seconds() const { return elapsed_; }
+  /// The whole run's goal; nullopt until FLEXMPI_GOAL_SPEEDUP's is known.
+  [[nodiscard]] std::optional<double> goal_seconds() const { return goal_; }
+
+ private:
+  LbPolicy balancing_;
+  std::vector<NodeClass> node_classes_;
+  MachineProfile profile_;
+  int max_procs_ = 0;
+  double dedicated_threshold_ = 0.0;
+  std::optional<double> goal_;     // FLEXMPI_GOAL, or from the speedup once predicted
+  std::optional<double> speedup_;  // FLEXMPI_GOAL_SPEEDUP
+  double tolerance_ = 0.01;
+  AmpConstraint constraint_ = AmpConstraint::efficiency;
+  double elapsed_ = 0.0;
+};
+
+}  // namespace flexmpi

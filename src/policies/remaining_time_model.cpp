@@ -1,0 +1,152 @@
+#include "policies/remaining_time_model.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "model/reconfiguration_cost.hpp"
+
+namespace flexmpi {
+
+std::vector<std::string> ClassOffers::spawn_classes(const std::vector<int>& delta) const {
+  std::vector<std::string> classes;
+  for (std::size_t c = 0; c < offers.size() && c < delta.size(); ++c) {
+    for (int k = 0; k < delta[c]; ++k) classes.push_back(offers[c].name);
+  }
+  return classes;
+}
+
+std::vector<std::string> ClassOffers::remove_classes(const std::vector<int>& delta) const {
+  std::vector<std::string> classes;
+  for (std::size_t c = 0; c < offers.size() && c < delta.size(); ++c) {
+    for (int k = 0; k < -delta[c]; ++k) classes.push_back(offers[c].name);
+  }
+  return classes;
+}
+
+nlohmann::json ClassOffers::to_json() const {
+  nlohmann::json classes = nlohmann::json::array();
+  for (const NodeClassOffer& o : offers) {
+    classes.push_back({{"name", o.name},
+                       {"speed", o.speed},
+                       {"cost", o.cost},
+                       {"watts", o.watts},
+                       {"free_pes", o.free_pes},
+                       {"running", o.running},
+                       {"removable", o.removable}});
+  }
+  return {{"offers", std::move(classes)},
+          {"work_per_iteration", work_per_iteration},
+          {"current_speed", current_speed}};
+}
+
+int spawn_headroom(const OfferSituation& situation) {
+  int headroom = 0;
+  for (const NodeClassStatus& c : situation.resources.classes) {
+    headroom += std::max(0, c.granted_pes - c.running);
+  }
+  const int nprocs = static_cast<int>(situation.report.processes.size());
+  if (situation.max_procs > 0) headroom = std::min(headroom, situation.max_procs - nprocs);
+  return headroom;
+}
+
+std::optional<ClassOffers> build_class_offers(const OfferSituation& situation) {
+  const ResourceView& view = situation.resources;
+  const auto& processes = situation.report.processes;
+
+  // Measured: the work of one iteration and each process's speed, summed per class.
+  ClassOffers plan;
+  std::map<std::string, std::pair<double, int>> per_class;  // sum of speeds, processes
+  for (std::size_t p = 0; p < processes.size(); ++p) {
+    const ProcessInterval& process = processes[p];
+    if (process.iterations > 0) plan.work_per_iteration += process.metric / process.iterations;
+    const double speed = process.speed(situation.dedicated_threshold);
+    if (!(speed > 0.0)) continue;
+    plan.current_speed += speed;
+    if (p < view.process_classes.size() && !view.process_classes[p].empty()) {
+      auto& entry = per_class[view.process_classes[p]];
+      entry.first += speed;
+      ++entry.second;
+    }
+  }
+  if (!(plan.work_per_iteration > 0.0) || !(plan.current_speed > 0.0)) return std::nullopt;
+
+  // The speed of a PE of relative speed 1, from the fastest measured class;
+  // with no class known, the fastest process.
+  double unit_speed = 0.0;
+  for (const auto& [name, entry] : per_class) {
+    const double mean = entry.first / entry.second;
+    unit_speed = std::max(unit_speed, mean / relative_speed(situation.node_classes, name));
+  }
+  if (unit_speed <= 0.0) {
+    for (const ProcessInterval& process : processes) {
+      unit_speed = std::max(unit_speed, process.speed(situation.dedicated_threshold));
+    }
+  }
+
+  for (const NodeClassStatus& c : view.classes) {
+    NodeClassOffer offer;
+    offer.name = c.name;
+    const auto measured = per_class.find(c.name);
+    offer.speed = measured != per_class.end()
+                      ? measured->second.first / measured->second.second
+                      : relative_speed(situation.node_classes, c.name) * unit_speed;
+    offer.cost = c.cost;
+    if (const auto described = find_node_class(situation.node_classes, c.name)) {
+      offer.watts = described->watts;
+    }
+    offer.free_pes = std::max(0, c.granted_pes - c.running);
+    offer.running = c.running;
+    offer.removable = std::min(c.removable, c.running);
+    plan.offers.push_back(std::move(offer));
+  }
+  // The headroom goes to the fastest classes first, as plan_hpmp takes them
+  // (class order breaks speed ties, as there).
+  int headroom = std::max(0, spawn_headroom(situation));
+  std::vector<std::size_t> order(plan.offers.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return plan.offers[a].speed > plan.offers[b].speed;
+  });
+  for (const std::size_t c : order) {
+    plan.offers[c].free_pes = std::min(plan.offers[c].free_pes, headroom);
+    headroom -= plan.offers[c].free_pes;
+  }
+  return plan;
+}
+
+double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
+                         const std::vector<int>& delta) {
+  const double remaining = static_cast<double>(std::max(0LL, situation.remaining_iterations));
+  double speed = offers.current_speed;
+  double added = 0.0, removed = 0.0;
+  int spawned = 0, gone = 0;
+  for (std::size_t c = 0; c < delta.size() && c < offers.offers.size(); ++c) {
+    const double power = delta[c] * offers.offers[c].speed;
+    speed += power;
+    if (delta[c] > 0) {
+      added += power;
+      spawned += delta[c];
+    } else if (delta[c] < 0) {
+      removed -= power;
+      gone -= delta[c];
+    }
+  }
+  if (!(speed > 0.0)) speed = offers.current_speed;  // unreachable for valid offers
+  double seconds = remaining * offers.work_per_iteration / speed;
+  if (spawned > 0) {
+    seconds += spawn_cost(situation.profile, spawned);
+    seconds += situation.redistribution_cost.predict(situation.data_bytes * added / speed);
+  }
+  if (gone > 0) {
+    // The removed processes' share of the data moves to the others.
+    seconds += remove_cost(situation.profile, gone);
+    seconds += situation.redistribution_cost.predict(situation.data_bytes * removed /
+                                                     offers.current_speed);
+  }
+  return seconds;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,72 @@
+// The node-class offers and the remaining-run prediction shared by the
+// performance-aware malleability policies (hpmp, amp; thesis 5.4.2, 5.4.3).
+// Pure logic over one interval report and the resource manager's view, so
+// every process builds the same offers and predicts the same times.
+//
+// The prediction (documented in hpmp_policy.hpp): the remaining run of a
+// per-class change delta is
+//   remaining iterations x W / (S + sum_c delta_c x speed_c)
+//   + spawn_cost(profile, spawned) + redistribution of the new processes' share
+//   + remove_cost(profile, removed) + redistribution of the removed processes' share
+// W: the work of one iteration; S: the sum of the measured speeds; speed_c:
+// the mean measured speed of the class's processes, or relative_speed(class)
+// x the speed of a PE of relative speed 1 inferred from the fastest measured
+// class. With delta all 0 it is the current configuration's remaining run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/machine_profile.hpp"
+#include "model/rebalance_model.hpp"
+#include "monitoring/interval.hpp"
+#include "policies/malleability_planner.hpp"
+#include "resources/node_classes.hpp"
+#include "resources/resource_manager.hpp"
+
+namespace flexmpi {
+
+/// What the offers and the prediction read (pure data, no MPI).
+struct OfferSituation {
+  const IntervalReport& report;
+  const ResourceView& resources;
+  const std::vector<NodeClass>& node_classes;  ///< FLEXMPI_NODE_CLASSES
+  const RedistributionCost& redistribution_cost;
+  const MachineProfile& profile;
+  int max_procs = 0;  ///< FLEXMPI_MAX_PROCS, 0: no bound but the PEs
+  long long remaining_iterations = 0;
+  double data_bytes = 0.0;  ///< global rows x bytes per row of the registered data
+  double dedicated_threshold = 0.0;
+};
+
+/// The job's node classes as the planner sees them, and what was measured.
+struct ClassOffers {
+  std::vector<NodeClassOffer> offers;  ///< one per class of the view
+  double work_per_iteration = 0.0;     ///< W
+  double current_speed = 0.0;          ///< S, the sum of the measured speeds
+
+  /// The processes of a change, one node class per process: spawned
+  /// (delta > 0) or removed (delta < 0), in class order.
+  [[nodiscard]] std::vector<std::string> spawn_classes(const std::vector<int>& delta) const;
+  [[nodiscard]] std::vector<std::string> remove_classes(const std::vector<int>& delta) const;
+  /// {"offers": [...], "work_per_iteration", "current_speed"}
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+/// How many processes may still be spawned: the idle PEs granted (granted -
+/// running, per class), bounded by FLEXMPI_MAX_PROCS; may be <= 0.
+[[nodiscard]] int spawn_headroom(const OfferSituation& situation);
+
+/// The offers, their free PEs capped by spawn_headroom fastest class first
+/// (class order breaks ties, as plan_hpmp takes them); nullopt when nothing
+/// was measured (no work or no speed).
+[[nodiscard]] std::optional<ClassOffers> build_class_offers(const OfferSituation& situation);
+
+/// The predicted seconds of the remaining run after the per-class change
+/// `delta` (one entry per offer), as described above; the planners' callback.
+[[nodiscard]] double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
+                                       const std::vector<int>& delta);
+
+}  // namespace flexmpi
