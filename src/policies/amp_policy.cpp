@@ -7,7 +7,6 @@
 #include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "model/reconfiguration_cost.hpp"
-#include "policies/resource_actions.hpp"
 
 namespace flexmpi {
 namespace {
@@ -59,7 +58,7 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
 }
 
 AmpPolicy::AmpPolicy(const Config& config)
-    : balancing_(config),
+    : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
       profile_(machine_profile_or_defaults(config.machine_profile)),
       max_procs_(config.max_procs),
@@ -91,7 +90,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
   elapsed_ += interval + input.report.redistribution_seconds();
 
-  if (auto decision = reclaim_action(input, balancing_)) return *decision;
+  if (auto decision = reclaim_action(input)) return *decision;
   std::optional<AmpPlan> plan;
   std::optional<OfferSituation> situation;
   if (input.resources != nullptr) {

@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
-#include "policies/lb_policy.hpp"
 #include "policies/malleability_planner.hpp"
+#include "policies/malleability_policy.hpp"
 #include "policies/remaining_time_model.hpp"
 #include "resources/node_classes.hpp"
 
@@ -66,16 +66,11 @@ struct AmpPlan {
                                               double elapsed_seconds, double tolerance,
                                               AmpConstraint constraint);
 
-class AmpPolicy final : public Policy {
+class AmpPolicy final : public MalleabilityPolicy {
  public:
   explicit AmpPolicy(const Config& config);
   [[nodiscard]] std::string_view name() const override { return "amp"; }
   PolicyDecision on_interval(const IntervalInput& input) override;
-  [[nodiscard]] bool uses_resources() const override { return true; }
-  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
-  [[nodiscard]] std::vector<double> measured_speeds() const override {
-    return balancing_.measured_speeds();
-  }
   [[nodiscard]] nlohmann::json export_state() const override;
   void import_state(const nlohmann::json& state) override;
 
@@ -85,7 +80,6 @@ class AmpPolicy final : public Policy {
   [[nodiscard]] std::optional<double> goal_seconds() const { return goal_; }
 
  private:
-  LbPolicy balancing_;
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
   int max_procs_ = 0;

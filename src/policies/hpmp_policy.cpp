@@ -4,7 +4,6 @@
 
 #include "config/config.hpp"
 #include "core/decomposition_state.hpp"
-#include "policies/resource_actions.hpp"
 
 namespace flexmpi {
 
@@ -33,14 +32,14 @@ std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
 }
 
 HpmpPolicy::HpmpPolicy(const Config& config)
-    : balancing_(config),
+    : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
       profile_(machine_profile_or_defaults(config.machine_profile)),
       max_procs_(config.max_procs),
       dedicated_threshold_(config.dedicated_threshold) {}
 
 PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
-  if (auto decision = reclaim_action(input, balancing_)) return *decision;
+  if (auto decision = reclaim_action(input)) return *decision;
   std::optional<HpmpPlan> plan;
   if (input.resources != nullptr) {
     const DecompositionState& state = input.state;

@@ -41,8 +41,8 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
-#include "policies/lb_policy.hpp"
 #include "policies/malleability_planner.hpp"
+#include "policies/malleability_policy.hpp"
 #include "policies/remaining_time_model.hpp"
 #include "resources/node_classes.hpp"
 
@@ -67,19 +67,13 @@ struct HpmpPlan {
 /// FLEXMPI_MAX_PROCS, or nothing measured (no work or no speed).
 [[nodiscard]] std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation);
 
-class HpmpPolicy final : public Policy {
+class HpmpPolicy final : public MalleabilityPolicy {
  public:
   explicit HpmpPolicy(const Config& config);
   [[nodiscard]] std::string_view name() const override { return "hpmp"; }
   PolicyDecision on_interval(const IntervalInput& input) override;
-  [[nodiscard]] bool uses_resources() const override { return true; }
-  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
-  [[nodiscard]] std::vector<double> measured_speeds() const override {
-    return balancing_.measured_speeds();
-  }
 
  private:
-  LbPolicy balancing_;
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
   int max_procs_ = 0;

@@ -3,19 +3,18 @@
 #include <algorithm>
 
 #include "config/config.hpp"
-#include "policies/resource_actions.hpp"
 
 namespace flexmpi {
 
 SmpPolicy::SmpPolicy(const Config& config)
-    : balancing_(config), schedule_(config.schedule), max_procs_(config.max_procs) {}
+    : MalleabilityPolicy(config), schedule_(config.schedule), max_procs_(config.max_procs) {}
 
 void SmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("next_action")) next_ = state["next_action"].get<std::size_t>();
 }
 
 PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
-  if (auto decision = reclaim_action(input, balancing_)) return *decision;
+  if (auto decision = reclaim_action(input)) return *decision;
   if (auto decision = scheduled_action(input)) return *decision;
   if (auto decision = grow(input)) return *decision;
   return balancing_.on_interval(input);

@@ -15,21 +15,16 @@
 #include <optional>
 #include <vector>
 
-#include "policies/lb_policy.hpp"
+#include "policies/malleability_policy.hpp"
 #include "policies/schedule.hpp"
 
 namespace flexmpi {
 
-class SmpPolicy final : public Policy {
+class SmpPolicy final : public MalleabilityPolicy {
  public:
   explicit SmpPolicy(const Config& config);
   [[nodiscard]] std::string_view name() const override { return "smp"; }
   PolicyDecision on_interval(const IntervalInput& input) override;
-  [[nodiscard]] bool uses_resources() const override { return true; }
-  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
-  [[nodiscard]] std::vector<double> measured_speeds() const override {
-    return balancing_.measured_speeds();
-  }
   [[nodiscard]] nlohmann::json export_state() const override { return {{"next_action", next_}}; }
   void import_state(const nlohmann::json& state) override;
 
@@ -39,7 +34,6 @@ class SmpPolicy final : public Policy {
   /// Step 3: spawn onto the idle PEs, if any.
   [[nodiscard]] std::optional<PolicyDecision> grow(const IntervalInput& input) const;
 
-  LbPolicy balancing_;
   std::vector<ScheduledAction> schedule_;
   int max_procs_ = 0;     // 0: as many as the scheduler finds PEs for
   std::size_t next_ = 0;  // first action not carried out

@@ -1,11 +1,11 @@
-#include "policies/resource_actions.hpp"
+#include "policies/malleability_policy.hpp"
 
 namespace flexmpi {
 
-std::optional<PolicyDecision> reclaim_action(const IntervalInput& input, LbPolicy& balancing) {
+std::optional<PolicyDecision> MalleabilityPolicy::reclaim_action(const IntervalInput& input) {
   if (input.resources == nullptr) return std::nullopt;
   if (!input.resources->unmet_reclaim.empty()) {
-    PolicyDecision decision = balancing.on_interval(input);
+    PolicyDecision decision = balancing_.on_interval(input);
     decision.record["unmet_reclaim"] = input.resources->unmet_reclaim;
     return decision;
   }

@@ -1,0 +1,38 @@
+// What the policies that change the set of processes share (smp, hpmp, amp;
+// thesis 5.4, Alg. 6-8): they ask the resource manager every interval,
+// remove the processes on reclaimed PEs before anything else, and balance
+// the load between their process changes as the lb policy does.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "policies/lb_policy.hpp"
+#include "policies/policy.hpp"
+
+namespace flexmpi {
+
+struct Config;
+
+class MalleabilityPolicy : public Policy {
+ public:
+  explicit MalleabilityPolicy(const Config& config) : balancing_(config) {}
+  [[nodiscard]] bool uses_resources() const override { return true; }
+  void on_reconfiguration() override { balancing_.on_reconfiguration(); }
+  [[nodiscard]] std::vector<double> measured_speeds() const override {
+    return balancing_.measured_speeds();
+  }
+
+ protected:
+  /// The first step at the end of an interval:
+  ///  - a reclaim that cannot be honoured (ResourceView::unmet_reclaim): the
+  ///    load is balanced and the reason traced;
+  ///  - processes on reclaimed PEs (ResourceView::reclaimed > 0): they are
+  ///    removed (ProcessChange{remove, reclaim = true}).
+  /// nullopt when nothing was reclaimed (or there is no view).
+  [[nodiscard]] std::optional<PolicyDecision> reclaim_action(const IntervalInput& input);
+
+  LbPolicy balancing_;  ///< the load balancing between process changes
+};
+
+}  // namespace flexmpi
