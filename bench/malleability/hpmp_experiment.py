@@ -16,11 +16,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from smp_experiment import CLASSES, MPI_ENV, SUMMARY  # noqa: E402
+from smp_experiment import CLASSES, run_jacobi  # noqa: E402
 
 # The 8 initial PEs (2 per class), then the 10 idle ones, fastest class first.
 HOSTS = ("c1a:C1:2\nc7a:C7:2\nc6a:C6:2\nc8a:C8:2\n"
@@ -28,27 +27,10 @@ HOSTS = ("c1a:C1:2\nc7a:C7:2\nc6a:C6:2\nc8a:C8:2\n"
 
 
 def run(args, nprocs, policy, trace):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
-    env.update(MPI_ENV)
-    env.update({
-        "FLEXMPI_POLICY": policy,
-        "FLEXMPI_HOSTFILE": os.path.join(args.out, "hosts.txt"),
-        "FLEXMPI_NODE_CLASSES": os.path.join(args.out, "classes.txt"),
-        "FLEXMPI_EMULATE_CLUSTER": "1",
-        "FLEXMPI_EMULATE_MODE": "sleep",
-        "FLEXMPI_SAMPLING_INTERVAL": str(args.interval),
-        "FLEXMPI_MAX_PROCS": "18",
-        "FLEXMPI_TRACE": trace,
-        "FLEXMPI_LOG_LEVEL": "warn",
-    })
-    program = os.path.join(args.build, "apps", "jacobi", "flexmpi-jacobi")
-    command = ["mpiexec", "-n", str(nprocs), program, "--size", str(args.size),
-               "--iterations", str(args.iterations), "--quiet"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
-    match = SUMMARY.search(result.stdout)
-    if result.returncode != 0 or not match:
-        sys.exit(f"{policy} -n {nprocs} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    return [json.loads(line) for line in open(trace)], match
+    """One run under `policy`; its trace records and its summary."""
+    summary = run_jacobi(args, nprocs, {"FLEXMPI_POLICY": policy, "FLEXMPI_MAX_PROCS": "18",
+                                        "FLEXMPI_TRACE": trace})
+    return [json.loads(line) for line in open(trace)], summary
 
 
 def seconds_per_iteration(record):
@@ -87,7 +69,7 @@ def main():
         print(f"  static {count:>2} processes: {1e3 * static[count]:8.2f} ms/iteration")
     best = min(static, key=static.get)
 
-    records, match = run(args, 8, "hpmp", os.path.join(args.out, "hpmp.jsonl"))
+    records, summary = run(args, 8, "hpmp", os.path.join(args.out, "hpmp.jsonl"))
     counts = [r["nprocs"] for r in records]
     chosen = max(counts)
     settled = [seconds_per_iteration(r) for r in records if r["nprocs"] == chosen][2:]
@@ -95,8 +77,8 @@ def main():
     print(f"hpmp: processes per interval {counts}")
     print(f"hpmp chose {chosen} processes: {1e3 * per_iteration:.2f} ms/iteration once settled; "
           f"best static count {best}: {1e3 * static[best]:.2f} ms/iteration; ratio "
-          f"{per_iteration / static[best]:.3f} (target <= 1.05); whole run {match[2]} s, "
-          f"checksum {match[4]}")
+          f"{per_iteration / static[best]:.3f} (target <= 1.05); whole run {summary['time']} s, "
+          f"checksum {summary['checksum']}")
     return 0
 
 

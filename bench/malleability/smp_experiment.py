@@ -57,11 +57,13 @@ def scenario(iterations):
     ]) + "\n"
 
 
-def run(args, policy, trace=None):
+def run_jacobi(args, nprocs, settings):
+    """flexmpi-jacobi on nprocs processes of the emulated cluster described in
+    args.out (hosts.txt, classes.txt; sleep mode), with the FLEXMPI_* `settings`
+    on top; returns the fields of its summary line."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
     env.update(MPI_ENV)
     env.update({
-        "FLEXMPI_POLICY": policy,
         "FLEXMPI_HOSTFILE": os.path.join(args.out, "hosts.txt"),
         "FLEXMPI_NODE_CLASSES": os.path.join(args.out, "classes.txt"),
         "FLEXMPI_EMULATE_CLUSTER": "1",
@@ -69,18 +71,15 @@ def run(args, policy, trace=None):
         "FLEXMPI_SAMPLING_INTERVAL": str(args.interval),
         "FLEXMPI_LOG_LEVEL": "warn",
     })
-    if policy == "smp":
-        env["FLEXMPI_RESOURCES"] = "scenario:" + os.path.join(args.out, "scenario.txt")
-        env["FLEXMPI_MAX_PROCS"] = str(MAX_PROCS)
-    if trace:
-        env["FLEXMPI_TRACE"] = trace
+    env.update(settings)
     program = os.path.join(args.build, "apps", "jacobi", "flexmpi-jacobi")
-    command = ["mpiexec", "-n", "8", program, "--size", str(args.size),
+    command = ["mpiexec", "-n", str(nprocs), program, "--size", str(args.size),
                "--iterations", str(args.iterations), "--quiet"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
     match = SUMMARY.search(result.stdout)
     if result.returncode != 0 or not match:
-        sys.exit(f"{policy} run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+        sys.exit(f"{settings} -n {nprocs} failed ({result.returncode}):\n"
+                 f"{result.stdout}{result.stderr}")
     return {"procs": int(match[1]), "time": float(match[2]), "residual": match[3],
             "checksum": match[4]}
 
@@ -102,8 +101,13 @@ def main():
     trace = os.path.join(args.out, "smp_trace.jsonl")
     if os.path.exists(trace):
         os.remove(trace)
-    static = run(args, "none")
-    malleable = run(args, "smp", trace)
+    static = run_jacobi(args, 8, {"FLEXMPI_POLICY": "none"})
+    malleable = run_jacobi(args, 8, {
+        "FLEXMPI_POLICY": "smp",
+        "FLEXMPI_RESOURCES": "scenario:" + os.path.join(args.out, "scenario.txt"),
+        "FLEXMPI_MAX_PROCS": str(MAX_PROCS),
+        "FLEXMPI_TRACE": trace,
+    })
 
     records = [json.loads(line) for line in open(trace)]
     print(f"flexmpi-jacobi n={args.size}, {args.iterations} iterations, sampling interval "

@@ -37,7 +37,10 @@ void AdaptationController::begin_iteration(std::span<const std::string> events,
   context_.note_api_call();
   monitor_.begin(events);
   iteration_from_si_init_ = closed_by_evaluate;
-  trace_interval({});  // an interval nobody evaluated is traced as it was
+  // An interval nobody evaluated: the next one is predicted on the same
+  // blocks (evaluate() predicts after its decision), and it is traced as it was.
+  if (!interval_traced_) forecast_next(state_.blocks(), false);
+  trace_interval({});
 }
 
 void AdaptationController::end_iteration(std::span<long long> counts) {
@@ -73,9 +76,6 @@ void AdaptationController::close_interval() {
                        report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);
   interval_traced_ = false;
-  // The next interval as if nothing changes; evaluate() forecasts again
-  // after its decision.
-  forecast_next(state_.blocks(), false);
 }
 
 void AdaptationController::trace_interval(const nlohmann::json& extra) {

@@ -302,7 +302,7 @@ void ProcessManager::ensure_process_table() {
 
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
-    resources_ = make_resource_manager(config_, initial_hosts_);
+    resources_ = make_resource_manager(config_.resources, config_.hostfile, initial_hosts_);
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes,
                                              parse_scheduling_policy(config_.scheduler));
     scheduler_->set_initial_processes(initial_hosts_);

@@ -4,7 +4,6 @@
 #include <numeric>
 #include <sstream>
 
-#include "config/config.hpp"
 #include "flexmpi/error.hpp"
 #include "util/text_file.hpp"
 
@@ -123,16 +122,16 @@ void validate_resources_setting(std::string_view value) {
 }
 
 std::unique_ptr<ResourceManager> make_resource_manager(
-    const Config& config, const std::vector<std::string>& initial_hosts) {
+    std::string_view setting, const std::string& hostfile,
+    const std::vector<std::string>& initial_hosts) {
   std::vector<NodeDescription> nodes;
-  if (!config.hostfile.empty()) {
+  if (!hostfile.empty()) {
     try {
-      nodes = read_hostfile(config.hostfile);
+      nodes = read_hostfile(hostfile);
     } catch (const std::exception& e) {
       throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
     }
   }
-  const std::string_view setting = config.resources;
   if (!setting.starts_with(kScenarioPrefix)) {
     return std::make_unique<HostfileResources>(std::move(nodes));
   }

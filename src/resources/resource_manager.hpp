@@ -25,8 +25,6 @@
 
 namespace flexmpi {
 
-struct Config;
-
 /// getSystemStatus: the nodes and the PEs on each that the job may use now.
 struct SystemStatus {
   std::vector<NodeDescription> nodes;
@@ -101,10 +99,13 @@ class HostfileResources final : public ResourceManager {
 
 /// "hostfile" or "scenario:FILE" (the file parsed): Error(bad_config) otherwise.
 void validate_resources_setting(std::string_view value);
-/// The backend of config.resources. initial_hosts: the host of each process
-/// mpiexec started (rank order).
+/// The backend FLEXMPI_RESOURCES (`setting`) names. hostfile: FLEXMPI_HOSTFILE
+/// (empty: none); initial_hosts: the host of each process mpiexec started
+/// (rank order). Takes the two settings, not the Config, so that resources/
+/// stays below config/ (which validates with it).
 [[nodiscard]] std::unique_ptr<ResourceManager> make_resource_manager(
-    const Config& config, const std::vector<std::string>& initial_hosts);
+    std::string_view setting, const std::string& hostfile,
+    const std::vector<std::string>& initial_hosts);
 
 /// What a policy sees of the resources: per node class, the PEs granted,
 /// the processes running and the spawned ones among them, and how many
