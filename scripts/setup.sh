@@ -11,6 +11,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config git
+  # static checks of scripts/lint.sh (format, function size)
+  clang-format clang-tidy
   # MPI: Open MPI is the reference (spawning works); MPICH is tested too
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev

@@ -2,7 +2,8 @@
 # The test command of flexmpi (README.md): installs what is missing, then
 # builds and tests three configurations, stopping at the first failure.
 #
-#   1. openmpi  build/        Open MPI (reference MPI), RelWithDebInfo: the whole CTest suite
+#   1. openmpi  build/        Open MPI (reference MPI), RelWithDebInfo: scripts/lint.sh (format,
+#                             function size, MPI_COMM_WORLD, layering), then the whole CTest suite
 #   2. mpich    build-mpich/  MPICH, Release: everything but the "spawn" and "openmpi-only"
 #                             labels (Debian's MPICH cannot spawn processes: SPEC section 7)
 #   3. asan     build-asan/   AddressSanitizer + UBSan, Open MPI, Debug: the "unit" tests, then
@@ -126,6 +127,8 @@ for stage in "${stages[@]}"; do
   case "${stage}" in
     openmpi)
       step "openmpi: build (build/)" configure_and_build build RelWithDebInfo -DFLEXMPI_MPI=openmpi
+      # Format, function size, MPI_COMM_WORLD, layering (needs build/compile_commands.json).
+      step "openmpi: lint (scripts/lint.sh)" bash scripts/lint.sh build
       run_ctest "openmpi: all tests" build -j "${ctest_jobs}"
       ;;
     mpich)

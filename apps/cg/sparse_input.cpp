@@ -11,8 +11,9 @@
 namespace flexmpi_cg {
 
 std::int64_t SparseRows::nonzeros() const {
-  return std::accumulate(rows.begin(), rows.end(), std::int64_t{0},
-                         [](std::int64_t n, const auto& row) { return n + static_cast<std::int64_t>(row.size()); });
+  return std::accumulate(
+      rows.begin(), rows.end(), std::int64_t{0},
+      [](std::int64_t n, const auto& row) { return n + static_cast<std::int64_t>(row.size()); });
 }
 
 SparseRows read_matrix_market(const std::string& path) {
@@ -55,7 +56,8 @@ SparseRows read_matrix_market(const std::string& path) {
                                ": expected an entry 'row column value' with 1-based indices");
     }
     matrix.rows[i - 1].emplace_back(static_cast<int>(j - 1), value);
-    if (symmetry == "symmetric" && i != j) matrix.rows[j - 1].emplace_back(static_cast<int>(i - 1), value);
+    if (symmetry == "symmetric" && i != j)
+      matrix.rows[j - 1].emplace_back(static_cast<int>(i - 1), value);
   }
   for (auto& row : matrix.rows) std::sort(row.begin(), row.end());
   return matrix;

@@ -10,9 +10,10 @@
 #include <span>
 #include <string>
 
-#include "balancing/ull/ull_calibrator.hpp"
+#include "balancing/ull/ull_partitioner.hpp"
 #include "capi/guarded.hpp"
 #include "core/runtime.hpp"
+#include "core/ull_calibrator.hpp"
 #include "flexmpi/error.hpp"
 #include "ull_calibrate.h"
 
@@ -105,9 +106,9 @@ int ULL_MPI_calibrate(ULL_MPI_Section section_argument, int iteration, int** cou
       return ULL_MPI_SUCCESS;
     }
     if (section != ULL_MPI_END) {
-      throw flexmpi::Error(flexmpi::Errc::invalid_argument,
-                           "section=" + std::to_string(section) +
-                               ": expected ULL_MPI_INIT or ULL_MPI_END");
+      throw flexmpi::Error(
+          flexmpi::Errc::invalid_argument,
+          "section=" + std::to_string(section) + ": expected ULL_MPI_INIT or ULL_MPI_END");
     }
     // END is collective: a NULL array on this process must not leave the
     // others waiting, so it goes to the calibrator as an empty span.

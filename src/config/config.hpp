@@ -9,13 +9,19 @@
 #include <string_view>
 #include <vector>
 
+#include "core/decomposition_state.hpp"
 #include "emulation/speed_emulator.hpp"
+#include "model/machine_profile.hpp"
+#include "policies/malleability_planner.hpp"
 #include "policies/schedule.hpp"
+#include "resources/hostfile.hpp"
 #include "resources/node_classes.hpp"
+#include "scheduler/scheduler.hpp"
 
 namespace flexmpi {
 
-/// Parsed, validated settings. Defaults are the SPEC section 4 defaults.
+/// Parsed, validated settings: each read once, into its typed value, by the
+/// parser of the component that owns it. Defaults are the SPEC section 4 defaults.
 struct Config {
   int sampling_interval = 100;        ///< iterations per sampling interval
   double imbalance_threshold = 0.15;  ///< (max-min)/max of computation time that triggers balancing
@@ -24,26 +30,28 @@ struct Config {
   int lb_confirm = 2;      ///< consecutive unbalanced intervals before data moves (1 = thesis)
   int lb_window = 5;       ///< intervals whose median times the balancer uses (1 = thesis)
   double lb_margin = 2.0;  ///< predicted gain must exceed lb_margin x predicted cost (0 = always)
-  std::string lb_model = "count";         ///< count | nnz | weight
-  std::string partitioner = "rcp";        ///< name of a partitioner strategy
-  std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
+  WorkloadModel lb_model = WorkloadModel::count;  ///< count | nnz | weight
+  std::string partitioner = "rcp";                ///< name of a partitioner strategy
+  std::string metric = "auto";                    ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";                      ///< none | lb | smp | hpmp | amp
   int max_procs = 0;                      ///< SMP/HPMP/AMP upper bound on processes (0: PEs known)
   std::string schedule_file;              ///< SMP predefined schedule (empty: none)
   std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated
   std::optional<double> goal;             ///< AMP completion-time goal, seconds
   std::optional<double> goal_speedup;     ///< AMP goal: static run's prediction x (1 - this)
   double goal_tolerance = 0.01;           ///< AMP goal band half-width, fraction of the goal
-  std::string constraint = "efficiency";  ///< efficiency | cost | energy
-  std::string hostfile;                   ///< processor description (empty: none)
-  std::string scheduler = "balance_all";  ///< balance_all | balance_occupied
-  std::string resources = "hostfile";     ///< hostfile | scenario:FILE (resource manager)
-  std::string machine_profile;            ///< flexmpi-calibrate's JSON (empty: the defaults)
-  std::string node_classes_file;          ///< node-class description (empty: none)
-  std::vector<NodeClass> node_classes;    ///< its classes, parsed and validated
-  bool emulate_cluster = false;           ///< the hostfile's nodes are emulated on this machine
-  std::string trace;                      ///< JSON-lines trace path (empty: off)
-  std::string emulate_speed;              ///< relative speed per rank, validated by the emulator
+  AmpConstraint constraint = AmpConstraint::efficiency;  ///< efficiency | cost | energy
+  std::string hostfile;                                  ///< processor description (empty: none)
+  std::vector<NodeDescription> hosts;                    ///< its nodes, parsed and validated
+  SchedulingPolicy scheduler = SchedulingPolicy::balance_all;  ///< where spawned processes go
+  std::string resources = "hostfile";  ///< hostfile | scenario:FILE (resource manager)
+  std::string machine_profile_file;    ///< flexmpi-calibrate's JSON (empty: the defaults)
+  MachineProfile machine_profile = MachineProfile::defaults();  ///< it, loaded and validated
+  std::string node_classes_file;        ///< node-class description (empty: none)
+  std::vector<NodeClass> node_classes;  ///< its classes, parsed and validated
+  bool emulate_cluster = false;         ///< the hostfile's nodes are emulated on this machine
+  std::string trace;                    ///< JSON-lines trace path (empty: off)
+  std::string emulate_speed;            ///< relative speed per rank, validated by the emulator
   /// burn | sleep: how an emulated rank waits out its extra time
   EmulationMode emulate_mode = EmulationMode::burn;
   std::string profile;             ///< profile-only report path ("-" = stderr, empty: off)

@@ -7,8 +7,8 @@
 #include "core/context.hpp"
 #include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
 #include "monitoring/monitor.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 
@@ -27,7 +27,7 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
     int length = 0;
     check_mpi(PMPI_Get_library_version(version, &length), "MPI_Get_library_version");
     forecaster_ = std::make_unique<IntervalForecaster>(
-        machine_profile_or_defaults(config_.machine_profile),
+        config_.machine_profile,
         detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length))));
   }
 }

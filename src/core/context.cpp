@@ -8,7 +8,6 @@
 #include <functional>
 #include <string_view>
 
-#include "config/config.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 
@@ -18,7 +17,7 @@ MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;
 
 namespace flexmpi {
 
-Context::Context(const Config& config, MPI_Comm world) {
+Context::Context(const std::string& log_level, MPI_Comm world) {
   check_mpi(PMPI_Comm_dup(world, &library_comm_), "MPI_Comm_dup");
   check_mpi(PMPI_Comm_dup(world, &XMPI_COMM_WORLD), "MPI_Comm_dup");
   char host[MPI_MAX_PROCESSOR_NAME] = {};
@@ -30,7 +29,7 @@ Context::Context(const Config& config, MPI_Comm world) {
   node_cores_ = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   log_ = std::make_shared<spdlog::logger>("flexmpi",
                                           std::make_shared<spdlog::sinks::stderr_sink_st>());
-  log_->set_level(spdlog::level::from_str(config.log_level));
+  log_->set_level(spdlog::level::from_str(log_level));
   rebind(library_comm_, XMPI_COMM_WORLD);
 }
 

@@ -13,13 +13,12 @@
 
 namespace flexmpi {
 
-struct Config;
-
 class Context {
  public:
   /// Duplicates `world` twice (the library's communicator, XMPI_COMM_WORLD),
-  /// reads rank and size, finds this process's node and creates the log.
-  Context(const Config& config, MPI_Comm world);
+  /// reads rank and size, finds this process's node and creates the log
+  /// (spdlog level name `log_level`).
+  Context(const std::string& log_level, MPI_Comm world);
   /// Frees the two communicators it holds.
   ~Context();
   Context(const Context&) = delete;

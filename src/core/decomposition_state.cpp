@@ -17,6 +17,18 @@ WorkloadModel parse_workload_model(std::string_view name) {
               "FLEXMPI_LB_MODEL=" + std::string(name) + ": expected count, nnz or weight");
 }
 
+std::string_view to_string(WorkloadModel model) {
+  switch (model) {
+    case WorkloadModel::count:
+      return "count";
+    case WorkloadModel::nnz:
+      return "nnz";
+    case WorkloadModel::weight:
+      return "weight";
+  }
+  return "?";
+}
+
 DecompositionState::DecompositionState(const Context& context, WorkloadModel model)
     : context_(context), model_(model) {}
 

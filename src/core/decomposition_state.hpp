@@ -21,6 +21,8 @@ enum class WorkloadModel { count, nnz, weight };
 
 /// The model named by a FLEXMPI_LB_MODEL value; Error(bad_config) otherwise.
 [[nodiscard]] WorkloadModel parse_workload_model(std::string_view name);
+/// The FLEXMPI_LB_MODEL name of `model`.
+[[nodiscard]] std::string_view to_string(WorkloadModel model);
 
 class DecompositionState {
  public:

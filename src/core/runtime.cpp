@@ -5,14 +5,14 @@
 #include <cstring>
 #include <string>
 
-#include "balancing/ull/ull_calibrator.hpp"
-#include "core/agreement.hpp"
+#include "core/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
 #include "process/process_manager.hpp"
 #include "profiling/profile_report.hpp"
 #include "resources/node_classes.hpp"
+#include "util/agreement.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 
@@ -27,8 +27,8 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
     : config_(load_config_from_environment()),
       comm_profile_(thread_level == MPI_THREAD_MULTIPLE),
       start_wall_(wall_seconds()) {
-  context_ = std::make_unique<Context>(config_, world);
-  state_ = std::make_unique<DecompositionState>(*context_, parse_workload_model(config_.lb_model));
+  context_ = std::make_unique<Context>(config_.log_level, world);
+  state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
   const int rank = context_->rank();
   // The emulated speed may be a function of this process's work units (SPEC section 6).
   std::vector<SpeedFunction> speeds;
@@ -37,14 +37,12 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
     // The emulated cluster (SPEC section 6): each process at its node class's speed.
     const std::vector<double> by_class =
         emulated_speeds.empty()
-            ? initial_emulated_speeds(read_hostfile(config_.hostfile), config_.node_classes,
-                                      context_->size())
+            ? initial_emulated_speeds(config_.hosts, config_.node_classes, context_->size())
             : emulated_speeds;
     speeds.assign(by_class.begin(), by_class.end());
   }
-  const SpeedEmulator emulator =
-      SpeedEmulator::for_rank(speeds, rank, [this] { return state_->work(); },
-                              config_.emulate_mode);
+  const SpeedEmulator emulator = SpeedEmulator::for_rank(
+      speeds, rank, [this] { return state_->work(); }, config_.emulate_mode);
   MetricContext metric_context;
   metric_context.current_work = [this] { return state_->work(); };
   // Which metric is in use is worth a line only to who asks (FLEXMPI_LOG_LEVEL=debug):

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
+#include "util/clock.hpp"
 #include "util/statistics.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -113,74 +113,92 @@ int pick(double bytes, std::initializer_list<Band> bands) {
 
 // Transcribed from coll_tuned_decision_fixed.c (Open MPI v4.1.x), rows for
 // communicator sizes < 64; the commutative-operation branches (MPI_SUM & co).
+// The numbers are Open MPI's algorithm ids; the comments name them.
+
+// 1 basic_linear 2 chain 3 pipeline 4 split_binary_tree 5 binary_tree
+// 6 binomial 7 knomial 8 scatter_allgather
+int bcast_algorithm(double m, int p) {
+  if (p < 4) {
+    return pick(m, {{32, 3},
+                    {256, 5},
+                    {512, 3},
+                    {1024, 7},
+                    {32768, 1},
+                    {131072, 5},
+                    {262144, 2},
+                    {524288, 1},
+                    {1048576, 6},
+                    {kInf, 5}});
+  }
+  if (p < 8) {
+    return pick(m, {{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {kInf, 2}});
+  }
+  if (p < 16) {
+    return pick(m, {{8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}, {kInf, 1}});
+  }
+  if (p < 32) return pick(m, {{4096, 7}, {1048576, 6}, {kInf, 8}});
+  return pick(m, {{2048, 6}, {kInf, 7}});
+}
+
+// 1 linear 2 chain 3 pipeline 4 binary 5 binomial 6 in-order_binary 7 rabenseifner
+int reduce_algorithm(double m, int p) {
+  if (p < 4) {
+    return pick(m, {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {kInf, 3}});
+  }
+  if (p < 8) {
+    return pick(m, {{4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {kInf, 1}});
+  }
+  if (p < 16) return pick(m, {{8192, 4}, {kInf, 5}});
+  if (p < 32) return pick(m, {{4096, 4}, {kInf, 5}});
+  return 5;
+}
+
+// 1 basic_linear 2 nonoverlapping 3 recursive_doubling 4 ring 5 segmented_ring
+// 6 rabenseifner
+int allreduce_algorithm(double m, int p) {
+  if (p < 4) {
+    return pick(m, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {kInf, 6}});
+  }
+  if (p < 8) return pick(m, {{16, 4}, {8192, 3}, {kInf, 6}});
+  if (p < 16) return pick(m, {{8192, 3}, {kInf, 6}});
+  if (p < 32) return pick(m, {{64, 5}, {4096, 3}, {kInf, 6}});
+  return pick(m, {{128, 5}, {kInf, 6}});
+}
+
+// 1 linear 2 pairwise 3 modified_bruck 4 linear_sync 5 two_proc
+int alltoall_algorithm(double m, int p) {
+  if (p == 2) {
+    return pick(m, {{2, 2},
+                    {4, 5},
+                    {16, 2},
+                    {64, 5},
+                    {256, 2},
+                    {4096, 5},
+                    {32768, 2},
+                    {262144, 4},
+                    {1048576, 5},
+                    {kInf, 2}});
+  }
+  if (p < 8) {
+    return pick(m, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {kInf, 1}});
+  }
+  if (p < 16) return pick(m, {{262144, 4}, {kInf, 1}});
+  if (p < 32) {
+    return pick(m, {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {kInf, 4}});
+  }
+  return pick(m, {{512, 3}, {524288, 1}, {kInf, 4}});
+}
+
 int open_mpi_algorithm(Routine routine, double m, int p) {
   switch (routine) {
-    case Routine::bcast:  // 1 basic_linear 2 chain 3 pipeline 4 split_binary_tree
-                          // 5 binary_tree 6 binomial 7 knomial 8 scatter_allgather
-      if (p < 4) {
-        return pick(m, {{32, 3},
-                        {256, 5},
-                        {512, 3},
-                        {1024, 7},
-                        {32768, 1},
-                        {131072, 5},
-                        {262144, 2},
-                        {524288, 1},
-                        {1048576, 6},
-                        {kInf, 5}});
-      }
-      if (p < 8) {
-        return pick(m, {{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {kInf, 2}});
-      }
-      if (p < 16) {
-        return pick(m, {{8, 7}, {64, 5}, {4096, 7}, {16384, 5}, {32768, 6}, {kInf, 1}});
-      }
-      if (p < 32) return pick(m, {{4096, 7}, {1048576, 6}, {kInf, 8}});
-      return pick(m, {{2048, 6}, {kInf, 7}});
-    case Routine::reduce:  // 1 linear 2 chain 3 pipeline 4 binary 5 binomial
-                           // 6 in-order_binary 7 rabenseifner
-      if (p < 4) {
-        return pick(m,
-                    {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {kInf, 3}});
-      }
-      if (p < 8) {
-        return pick(m, {{4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {kInf, 1}});
-      }
-      if (p < 16) return pick(m, {{8192, 4}, {kInf, 5}});
-      if (p < 32) return pick(m, {{4096, 4}, {kInf, 5}});
-      return 5;
-    case Routine::allreduce:  // 1 basic_linear 2 nonoverlapping 3 recursive_doubling
-                              // 4 ring 5 segmented_ring 6 rabenseifner
-      if (p < 4) {
-        return pick(m,
-                    {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {kInf, 6}});
-      }
-      if (p < 8) return pick(m, {{16, 4}, {8192, 3}, {kInf, 6}});
-      if (p < 16) return pick(m, {{8192, 3}, {kInf, 6}});
-      if (p < 32) return pick(m, {{64, 5}, {4096, 3}, {kInf, 6}});
-      return pick(m, {{128, 5}, {kInf, 6}});
-    case Routine::alltoall:  // 1 linear 2 pairwise 3 modified_bruck 4 linear_sync 5 two_proc
-      if (p == 2) {
-        return pick(m, {{2, 2},
-                        {4, 5},
-                        {16, 2},
-                        {64, 5},
-                        {256, 2},
-                        {4096, 5},
-                        {32768, 2},
-                        {262144, 4},
-                        {1048576, 5},
-                        {kInf, 2}});
-      }
-      if (p < 8) {
-        return pick(m, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {kInf, 1}});
-      }
-      if (p < 16) return pick(m, {{262144, 4}, {kInf, 1}});
-      if (p < 32) {
-        return pick(m,
-                    {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {kInf, 4}});
-      }
-      return pick(m, {{512, 3}, {524288, 1}, {kInf, 4}});
+    case Routine::bcast:
+      return bcast_algorithm(m, p);
+    case Routine::reduce:
+      return reduce_algorithm(m, p);
+    case Routine::allreduce:
+      return allreduce_algorithm(m, p);
+    case Routine::alltoall:
+      return alltoall_algorithm(m, p);
     case Routine::alltoallv:  // 1 basic_linear 2 pairwise; by communicator size only
       if (p < 4) return 2;
       if (p < 64) return 1;
@@ -231,10 +249,126 @@ CostTerms steps(double count, double m, bool reduce = false) {
   return {count, count * m, reduce ? count * m : 0.0};
 }
 
+// The quantities the cost formulas share: message size m, processes p,
+// q = p - 1, L = ceil(log2 p), and the steps of a binary tree.
+struct Shape {
+  Shape(double bytes, int processes)
+      : m(bytes),
+        p(processes),
+        q(processes - 1),
+        L(ceil_log2(processes)),
+        tree(processes == 2 ? 1.0 : 2.0 * floor_log2(processes)) {}
+  double m;
+  int p;
+  double q, L, tree;
+};
+
+AlgorithmCost bcast_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"basic_linear", steps(q, m)};
+    case 2:
+      return {"chain", steps(q, m)};
+    case 3:
+      return {"pipeline", steps(q, m)};
+    case 4:
+      return {"split_binary_tree", steps(L + 1, m / 2)};
+    case 5:
+      return {"binary_tree", steps(tree, m)};
+    case 6:
+      return {"binomial", steps(L, m)};
+    case 7:
+      return {"knomial",
+              steps(std::ceil(std::log(p) / std::log(4.0) - 1e-12) * std::min(3.0, q), m)};
+    default:
+      return {"scatter_allgather", {L + q, 2 * q / p * m, 0}};
+  }
+}
+
+AlgorithmCost reduce_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"linear", steps(q, m, true)};
+    case 2:
+      return {"chain", steps(q, m, true)};
+    case 3:
+      return {"pipeline", steps(q, m, true)};
+    case 4:
+      return {"binary", steps(tree, m, true)};
+    case 5:
+      return {"binomial", steps(L, m, true)};
+    case 6:
+      return {"in_order_binary", steps(tree, m, true)};
+    default:
+      return {"rabenseifner", {2 * L, 2 * q / p * m, q / p * m}};
+  }
+}
+
+AlgorithmCost allreduce_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"basic_linear", {2 * q, 2 * q * m, q * m}};
+    case 2:
+      return {"nonoverlapping", {2 * L, 2 * L * m, L * m}};
+    case 3: {
+      const double rounds = floor_log2(p) + (power_of_two(p) ? 0 : 2);
+      return {"recursive_doubling", steps(rounds, m, true)};
+    }
+    case 4:
+      return {"ring", {2 * q, 2 * q / p * m, q / p * m}};
+    case 5:
+      return {"segmented_ring", {2 * q, 2 * q / p * m, q / p * m}};
+    default:
+      return {"rabenseifner", {2 * L, 2 * q / p * m, q / p * m}};
+  }
+}
+
+AlgorithmCost alltoall_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"linear", {q, q * m, 0}};
+    case 2:
+      return {"pairwise", steps(q, m)};
+    case 3:
+      return {"modified_bruck", {L, p * m / 2 * L, 0}};
+    case 4:
+      return {"linear_sync", {q, q * m, 0}};
+    default:
+      return {"two_proc", steps(1, m)};
+  }
+}
+
+AlgorithmCost gather_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"basic_linear", steps(q, m)};
+    case 2:
+      return {"binomial", {L, q * m, 0}};
+    default:
+      return {"linear_sync", {2 * q, q * m, 0}};
+  }
+}
+
+AlgorithmCost scatter_cost(int algorithm, const Shape& shape) {
+  const auto& [m, p, q, L, tree] = shape;
+  switch (algorithm) {
+    case 1:
+      return {"basic_linear", steps(q, m)};
+    case 2:
+      return {"binomial", {L, q * m, 0}};
+    default:
+      return {"linear_nb", steps(q, m)};
+  }
+}
+
 AlgorithmCost open_mpi_cost(Routine routine, double m, int p) {
-  const double q = p - 1;
-  const double L = ceil_log2(p);
-  const double tree = p == 2 ? 1.0 : 2.0 * floor_log2(p);  // binary tree, two children per node
+  const Shape shape(m, p);
+  const double q = shape.q, L = shape.L;
   const int algorithm = open_mpi_algorithm(routine, m, p);
   switch (routine) {
     case Routine::send_recv:
@@ -243,72 +377,13 @@ AlgorithmCost open_mpi_cost(Routine routine, double m, int p) {
       if (algorithm == 1) return {"linear", {2 * q, 0, 0}};
       return {algorithm == 3 ? "recursive_doubling" : algorithm == 4 ? "bruck" : "tree", {L, 0, 0}};
     case Routine::bcast:
-      switch (algorithm) {
-        case 1:
-          return {"basic_linear", steps(q, m)};
-        case 2:
-          return {"chain", steps(q, m)};
-        case 3:
-          return {"pipeline", steps(q, m)};
-        case 4:
-          return {"split_binary_tree", steps(L + 1, m / 2)};
-        case 5:
-          return {"binary_tree", steps(tree, m)};
-        case 6:
-          return {"binomial", steps(L, m)};
-        case 7:
-          return {"knomial",
-                  steps(std::ceil(std::log(p) / std::log(4.0) - 1e-12) * std::min(3.0, q), m)};
-        default:
-          return {"scatter_allgather", {L + q, 2 * q / p * m, 0}};
-      }
+      return bcast_cost(algorithm, shape);
     case Routine::reduce:
-      switch (algorithm) {
-        case 1:
-          return {"linear", steps(q, m, true)};
-        case 2:
-          return {"chain", steps(q, m, true)};
-        case 3:
-          return {"pipeline", steps(q, m, true)};
-        case 4:
-          return {"binary", steps(tree, m, true)};
-        case 5:
-          return {"binomial", steps(L, m, true)};
-        case 6:
-          return {"in_order_binary", steps(tree, m, true)};
-        default:
-          return {"rabenseifner", {2 * L, 2 * q / p * m, q / p * m}};
-      }
+      return reduce_cost(algorithm, shape);
     case Routine::allreduce:
-      switch (algorithm) {
-        case 1:
-          return {"basic_linear", {2 * q, 2 * q * m, q * m}};
-        case 2:
-          return {"nonoverlapping", {2 * L, 2 * L * m, L * m}};
-        case 3: {
-          const double rounds = floor_log2(p) + (power_of_two(p) ? 0 : 2);
-          return {"recursive_doubling", steps(rounds, m, true)};
-        }
-        case 4:
-          return {"ring", {2 * q, 2 * q / p * m, q / p * m}};
-        case 5:
-          return {"segmented_ring", {2 * q, 2 * q / p * m, q / p * m}};
-        default:
-          return {"rabenseifner", {2 * L, 2 * q / p * m, q / p * m}};
-      }
+      return allreduce_cost(algorithm, shape);
     case Routine::alltoall:
-      switch (algorithm) {
-        case 1:
-          return {"linear", {q, q * m, 0}};
-        case 2:
-          return {"pairwise", steps(q, m)};
-        case 3:
-          return {"modified_bruck", {L, p * m / 2 * L, 0}};
-        case 4:
-          return {"linear_sync", {q, q * m, 0}};
-        default:
-          return {"two_proc", steps(1, m)};
-      }
+      return alltoall_cost(algorithm, shape);
     case Routine::alltoallv:
       return {algorithm == 2 ? "pairwise" : "basic_linear", {q, m, 0}};
     case Routine::allgather:
@@ -335,23 +410,9 @@ AlgorithmCost open_mpi_cost(Routine routine, double m, int p) {
       }
     }
     case Routine::gather:
-      switch (algorithm) {
-        case 1:
-          return {"basic_linear", steps(q, m)};
-        case 2:
-          return {"binomial", {L, q * m, 0}};
-        default:
-          return {"linear_sync", {2 * q, q * m, 0}};
-      }
+      return gather_cost(algorithm, shape);
     case Routine::scatter:
-      switch (algorithm) {
-        case 1:
-          return {"basic_linear", steps(q, m)};
-        case 2:
-          return {"binomial", {L, q * m, 0}};
-        default:
-          return {"linear_nb", steps(q, m)};
-      }
+      return scatter_cost(algorithm, shape);
   }
   return {"none", {}};
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 
@@ -13,6 +13,7 @@ Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, SpeedEmulato
       profile_(profile),
       emulator_(emulator),
       sampling_interval_(sampling_interval),
+      stopwatch_(profile),
       interval_start_operations_(profile.records()) {}
 
 void Monitor::begin(std::span<const std::string> events) {
@@ -28,8 +29,7 @@ void Monitor::begin(std::span<const std::string> events) {
   // shares its core at the return of a system call (lazy preemption): read
   // outside the window, that time would vanish from the iteration, and the
   // loaded process would look as fast and as dedicated as the others.
-  wall_start_ = wall_seconds();
-  mpi_start_ = profile_.mpi_seconds();
+  stopwatch_.start();
   cpu_start_ = cpu_seconds();
   metric_.start();
 }
@@ -40,12 +40,11 @@ IterationSample Monitor::end(std::span<long long> counts) {
   if (emulator_.active()) {
     // The emulated slower core needs more time for the computation only,
     // not for the communication (SPEC section 6).
-    const double computed = (wall_seconds() - wall_start_) - (profile_.mpi_seconds() - mpi_start_);
-    sample.emulation_late = emulator_.slow_down(computed);
+    sample.emulation_late = emulator_.slow_down(stopwatch_.computation());
   }
   metric_.stop(counts_);
   sample.cpu = cpu_seconds() - cpu_start_;
-  sample.wall = wall_seconds() - wall_start_;  // after the CPU read: see begin()
+  sample.wall = stopwatch_.wall();  // after the CPU read: see begin()
   // The emulated core is a dedicated one. In burn mode the process shows it
   // by itself (it spins through its wait, and Open MPI polls through MPI
   // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
@@ -55,7 +54,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   // MPI time is read from the PMPI wrappers' TSC timer, wall time from
   // CLOCK_MONOTONIC; their calibrated rates differ by ~1e-5, so an iteration
   // that is all MPI could show a few ns more MPI than wall time.
-  sample.mpi = std::min(profile_.mpi_seconds() - mpi_start_, sample.wall);
+  sample.mpi = std::min(stopwatch_.mpi(), sample.wall);
   sample.metric = metric_.metric_value(counts_);
   open_ = false;
   ++iterations_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulation/speed_emulator.hpp"
+#include "monitoring/computation_stopwatch.hpp"
 #include "monitoring/interval.hpp"
 #include "monitoring/metric.hpp"
 #include "profiling/comm_profile.hpp"
@@ -58,9 +59,8 @@ class Monitor {
   long long iterations_ = 0;
   std::vector<std::size_t> requested_;  // indices of begin()'s events in metric_.events()
   std::vector<long long> counts_;
-  double wall_start_ = 0.0;
+  ComputationStopwatch stopwatch_;
   double cpu_start_ = 0.0;
-  double mpi_start_ = 0.0;
 
   ProcessInterval current_;
   std::vector<double> iteration_computation_;  // of the current interval, for its median

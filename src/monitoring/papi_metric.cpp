@@ -17,11 +17,10 @@ namespace {
 
 void check_papi(int code, const std::string& what) {
   if (code == PAPI_OK) return;
-  const Errc errc =
-      (code == PAPI_ENOEVNT || code == PAPI_ECNFLCT || code == PAPI_ENOCMP || code == PAPI_ECMP ||
-       code == PAPI_ENOSUPP || code == PAPI_EPERM)
-          ? Errc::event_unavailable
-          : Errc::unsupported;
+  const Errc errc = (code == PAPI_ENOEVNT || code == PAPI_ECNFLCT || code == PAPI_ENOCMP ||
+                     code == PAPI_ECMP || code == PAPI_ENOSUPP || code == PAPI_EPERM)
+                        ? Errc::event_unavailable
+                        : Errc::unsupported;
   throw Error(errc, what + ": " + PAPI_strerror(code));
 }
 
@@ -46,10 +45,9 @@ class PapiMetric final : public MetricBackend {
   explicit PapiMetric(std::vector<std::string> events) : events_(std::move(events)) {
     const int version = PAPI_library_init(PAPI_VER_CURRENT);
     if (version != PAPI_VER_CURRENT) {
-      throw Error(Errc::unsupported, "PAPI_library_init failed (" +
-                                         std::string(version > 0 ? "version mismatch"
-                                                                 : PAPI_strerror(version)) +
-                                         ")");
+      throw Error(Errc::unsupported,
+                  "PAPI_library_init failed (" +
+                      std::string(version > 0 ? "version mismatch" : PAPI_strerror(version)) + ")");
     }
     if (PAPI_num_components() <= 0 || PAPI_num_hwctrs() <= 0) {
       throw Error(Errc::event_unavailable, "this machine exposes no hardware counters to PAPI");

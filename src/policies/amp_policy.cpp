@@ -17,15 +17,6 @@ constexpr double kPassedGoal = 1e-9;
 
 }  // namespace
 
-AmpConstraint parse_amp_constraint(std::string_view text) {
-  for (const AmpConstraint c :
-       {AmpConstraint::efficiency, AmpConstraint::cost, AmpConstraint::energy}) {
-    if (to_string(c) == text) return c;
-  }
-  throw Error(Errc::bad_config, "FLEXMPI_CONSTRAINT='" + std::string(text) +
-                                    "' is invalid: expected one of efficiency, cost, energy");
-}
-
 nlohmann::json AmpPlan::to_json() const {
   nlohmann::json out = decision;
   out.update(offers.to_json());
@@ -60,13 +51,13 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
 AmpPolicy::AmpPolicy(const Config& config)
     : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
-      profile_(machine_profile_or_defaults(config.machine_profile)),
+      profile_(config.machine_profile),
       max_procs_(config.max_procs),
       dedicated_threshold_(config.dedicated_threshold),
       goal_(config.goal),
       speedup_(config.goal_speedup),
       tolerance_(config.goal_tolerance),
-      constraint_(parse_amp_constraint(config.constraint)) {
+      constraint_(config.constraint) {
   if (goal_.has_value() == speedup_.has_value()) {
     throw Error(Errc::bad_config,
                 "FLEXMPI_POLICY=amp needs exactly one of FLEXMPI_GOAL and FLEXMPI_GOAL_SPEEDUP");

@@ -43,9 +43,6 @@
 
 namespace flexmpi {
 
-/// FLEXMPI_CONSTRAINT's value as the planner's constraint; Error(bad_config) otherwise.
-[[nodiscard]] AmpConstraint parse_amp_constraint(std::string_view text);
-
 /// AMP's planning step for one interval (pure, no MPI).
 struct AmpPlan {
   ClassOffers offers;

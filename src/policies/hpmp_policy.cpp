@@ -34,7 +34,7 @@ std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
 HpmpPolicy::HpmpPolicy(const Config& config)
     : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
-      profile_(machine_profile_or_defaults(config.machine_profile)),
+      profile_(config.machine_profile),
       max_procs_(config.max_procs),
       dedicated_threshold_(config.dedicated_threshold) {}
 

@@ -535,4 +535,13 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
   return decision;
 }
 
+AmpConstraint parse_amp_constraint(std::string_view text) {
+  for (const AmpConstraint c :
+       {AmpConstraint::efficiency, AmpConstraint::cost, AmpConstraint::energy}) {
+    if (to_string(c) == text) return c;
+  }
+  throw Error(Errc::bad_config, "FLEXMPI_CONSTRAINT='" + std::string(text) +
+                                    "' is invalid: expected one of efficiency, cost, energy");
+}
+
 }  // namespace flexmpi

@@ -74,6 +74,8 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
 /// The AMP constraint (FLEXMPI_CONSTRAINT): what the change minimises.
 enum class AmpConstraint { efficiency, cost, energy };
 [[nodiscard]] std::string_view to_string(AmpConstraint constraint);
+/// FLEXMPI_CONSTRAINT's value as the planner's constraint; Error(bad_config) otherwise.
+[[nodiscard]] AmpConstraint parse_amp_constraint(std::string_view text);
 
 /// The AMP goal for the remaining run.
 struct AmpGoal {

@@ -16,14 +16,14 @@
 
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
-#include "core/agreement.hpp"
 #include "core/context.hpp"
 #include "core/decomposition_state.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/node_classes.hpp"
+#include "util/agreement.hpp"
+#include "util/clock.hpp"
 
 extern char** environ;
 
@@ -288,7 +288,7 @@ void ProcessManager::ensure_process_table() {
             "MPI_Gather (hosts)");
   if (context_.rank() == 0) {
     if (config_.emulate_cluster) {
-      initial_hosts_ = place_initial_processes(read_hostfile(config_.hostfile), context_.size());
+      initial_hosts_ = place_initial_processes(config_.hosts, context_.size());
     } else {
       for (int p = 0; p < context_.size(); ++p) {
         initial_hosts_.emplace_back(all.data() +
@@ -302,9 +302,8 @@ void ProcessManager::ensure_process_table() {
 
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
-    resources_ = make_resource_manager(config_.resources, config_.hostfile, initial_hosts_);
-    scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes,
-                                             parse_scheduling_policy(config_.scheduler));
+    resources_ = make_resource_manager(config_.resources, config_.hosts, initial_hosts_);
+    scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);
   }
   return *scheduler_;
@@ -522,7 +521,7 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
   return peer;
 }
 
-void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
+ProcessManager::Snapshot ProcessManager::take_snapshot() {
   Snapshot snapshot;
   snapshot.library = context_.library_comm();
   snapshot.world = XMPI_COMM_WORLD;
@@ -537,28 +536,15 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     snapshot.scheduler = scheduler();
     snapshot.known_speed = known_speed_;
   }
+  return snapshot;
+}
+
+void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
+  Snapshot snapshot = take_snapshot();
   for (int step = 0; step < steps; ++step) {
-    // Rank 0 spawns (over MPI_COMM_SELF) and tells everyone whether it worked.
-    MPI_Comm peer = MPI_COMM_NULL;
-    json outcome = json::object();
     const double step_start = wall_seconds();
-    if (context_.rank() == 0) {
-      try {
-        peer = spawn_one_step(step);
-        context_.log().debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
-                             1e3 * (wall_seconds() - step_start));
-        outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
-      } catch (const Error& e) {
-        outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
-      }
-    }
-    outcome = broadcast_json(outcome, 0, context_.library_comm());
-    if (!outcome.contains("new")) {
-      roll_back(snapshot, newcomer);
-      throw Error(static_cast<Errc>(outcome["code"].get<int>()),
-                  outcome["message"].get<std::string>());
-    }
-    const int fresh = outcome["new"].get<int>();
+    MPI_Comm peer = MPI_COMM_NULL;
+    const int fresh = spawn_and_agree(step, peer, snapshot, newcomer);
     // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
     check_mpi(PMPI_Intercomm_create(context_.library_comm(), 0, peer, 1, kJoinTag, &inter),
@@ -566,75 +552,11 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
     free_comm(inter);
     free_comm(peer);
-    // What the new processes need (the others read the same).
-    json join;
-    if (context_.rank() == 0) {
-      Decomposition blocks = state_.blocks();
-      std::vector<bool> awaiting = awaiting_data_;
-      for (int k = 0; k < fresh; ++k) {
-        if (!blocks.empty()) blocks.push_back({0, state_.global_rows()});
-        awaiting.push_back(true);
-      }
-      join = {{"remaining", steps - step - 1}, {"env", flexmpi_environment()},
-              {"rows", state_.global_rows()},  {"decomposition", to_json(blocks)},
-              {"awaiting", awaiting},          {"loop", loop_.export_state()}};
-      if (config_.emulate_cluster) {
-        // A new process runs at the speed of the emulated node it was placed on.
-        std::vector<double> speeds;
-        for (const ScheduledProcess& process : scheduler().processes()) {
-          speeds.push_back(emulated_speed(process.host));
-        }
-        const int first = prepared_->batch ? 0 : step;
-        for (int k = 0; k < fresh; ++k) {
-          speeds.push_back(emulated_speed(prepared_->hosts[static_cast<std::size_t>(first + k)]));
-        }
-        join["emulated_speeds"] = speeds;
-      }
-    }
-    join = broadcast_json(join, 0, merged);
-    // The new processes check their settings, then create their runtime,
-    // whose two MPI_Comm_dup calls these mirror (Runtime's constructor).
-    std::optional<int> failing = first_failing_rank(false, merged);
+    const json join =
+        broadcast_json(context_.rank() == 0 ? join_message(step, steps, fresh) : json(), 0, merged);
     MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
-    if (!failing) {
-      check_mpi(PMPI_Comm_dup(merged, &library), "MPI_Comm_dup");
-      check_mpi(PMPI_Comm_dup(merged, &world), "MPI_Comm_dup");
-      failing = first_failing_rank(false, merged);
-    }
-    if (failing) {
-      free_comm(library);
-      free_comm(world);
-      free_comm(merged);
-      roll_back(snapshot, newcomer);
-      throw Error(Errc::mpi_failure,
-                  "a spawned process could not start flexmpi (rank " + std::to_string(*failing) +
-                      " of the new communicator; its standard error says why): spawn undone");
-    }
-    // Rank 0 learns where the new processes run.
-    std::string name = processor_name();
-    name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
-    int merged_size = 0;
-    PMPI_Comm_size(merged, &merged_size);
-    std::vector<char> names(
-        context_.rank() == 0 ? static_cast<std::size_t>(merged_size) * MPI_MAX_PROCESSOR_NAME : 0);
-    check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
-                          MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
-              "MPI_Gather (hosts)");
-    if (context_.rank() == 0) {
-      std::vector<std::string> hosts;
-      const int first = prepared_->batch ? 0 : step;
-      for (int k = 0; k < fresh; ++k) {
-        std::string host = prepared_->hosts[static_cast<std::size_t>(first + k)];
-        if (host.empty()) {
-          host = names.data() +
-                 static_cast<std::size_t>(merged_size - fresh + k) * MPI_MAX_PROCESSOR_NAME;
-        }
-        hosts.push_back(host);
-      }
-      scheduler().add_spawned(hosts, prepared_->batch);
-      submit_allocation();
-      known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
-    }
+    mirror_newcomer_start(merged, library, world, snapshot, newcomer);
+    record_new_hosts(merged, step, fresh);
     // The communicators of the call's start stay until it succeeds (roll_back).
     release_unless_snapshot(snapshot);
     adopt(library, world, join, false);
@@ -652,6 +574,102 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
     if (prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
     prepared_.reset();
   }
+}
+
+int ProcessManager::spawn_and_agree(int step, MPI_Comm& peer, Snapshot& snapshot, bool newcomer) {
+  // Rank 0 spawns (over MPI_COMM_SELF) and tells everyone whether it worked.
+  json outcome = json::object();
+  if (context_.rank() == 0) {
+    const double start = wall_seconds();
+    try {
+      peer = spawn_one_step(step);
+      context_.log().debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
+                           1e3 * (wall_seconds() - start));
+      outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
+    } catch (const Error& e) {
+      outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
+    }
+  }
+  outcome = broadcast_json(outcome, 0, context_.library_comm());
+  if (!outcome.contains("new")) {
+    roll_back(snapshot, newcomer);
+    throw Error(static_cast<Errc>(outcome["code"].get<int>()),
+                outcome["message"].get<std::string>());
+  }
+  return outcome["new"].get<int>();
+}
+
+json ProcessManager::join_message(int step, int steps, int fresh) {
+  // What the new processes need (the others read the same).
+  Decomposition blocks = state_.blocks();
+  std::vector<bool> awaiting = awaiting_data_;
+  for (int k = 0; k < fresh; ++k) {
+    if (!blocks.empty()) blocks.push_back({0, state_.global_rows()});
+    awaiting.push_back(true);
+  }
+  json join = {{"remaining", steps - step - 1}, {"env", flexmpi_environment()},
+               {"rows", state_.global_rows()},  {"decomposition", to_json(blocks)},
+               {"awaiting", awaiting},          {"loop", loop_.export_state()}};
+  if (config_.emulate_cluster) {
+    // A new process runs at the speed of the emulated node it was placed on.
+    std::vector<double> speeds;
+    for (const ScheduledProcess& process : scheduler().processes()) {
+      speeds.push_back(emulated_speed(process.host));
+    }
+    const int first = prepared_->batch ? 0 : step;
+    for (int k = 0; k < fresh; ++k) {
+      speeds.push_back(emulated_speed(prepared_->hosts[static_cast<std::size_t>(first + k)]));
+    }
+    join["emulated_speeds"] = speeds;
+  }
+  return join;
+}
+
+void ProcessManager::mirror_newcomer_start(MPI_Comm& merged, MPI_Comm& library, MPI_Comm& world,
+                                           Snapshot& snapshot, bool newcomer) {
+  // The new processes check their settings, then create their runtime,
+  // whose two MPI_Comm_dup calls these mirror (Runtime's constructor).
+  std::optional<int> failing = first_failing_rank(false, merged);
+  if (!failing) {
+    check_mpi(PMPI_Comm_dup(merged, &library), "MPI_Comm_dup");
+    check_mpi(PMPI_Comm_dup(merged, &world), "MPI_Comm_dup");
+    failing = first_failing_rank(false, merged);
+  }
+  if (!failing) return;
+  free_comm(library);
+  free_comm(world);
+  free_comm(merged);
+  roll_back(snapshot, newcomer);
+  throw Error(Errc::mpi_failure,
+              "a spawned process could not start flexmpi (rank " + std::to_string(*failing) +
+                  " of the new communicator; its standard error says why): spawn undone");
+}
+
+void ProcessManager::record_new_hosts(MPI_Comm merged, int step, int fresh) {
+  // Rank 0 learns where the new processes run.
+  std::string name = processor_name();
+  name.resize(MPI_MAX_PROCESSOR_NAME, '\0');
+  int merged_size = 0;
+  PMPI_Comm_size(merged, &merged_size);
+  std::vector<char> names(
+      context_.rank() == 0 ? static_cast<std::size_t>(merged_size) * MPI_MAX_PROCESSOR_NAME : 0);
+  check_mpi(PMPI_Gather(name.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                        MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, merged),
+            "MPI_Gather (hosts)");
+  if (context_.rank() != 0) return;
+  std::vector<std::string> hosts;
+  const int first = prepared_->batch ? 0 : step;
+  for (int k = 0; k < fresh; ++k) {
+    std::string host = prepared_->hosts[static_cast<std::size_t>(first + k)];
+    if (host.empty()) {
+      host =
+          names.data() + static_cast<std::size_t>(merged_size - fresh + k) * MPI_MAX_PROCESSOR_NAME;
+    }
+    hosts.push_back(host);
+  }
+  scheduler().add_spawned(hosts, prepared_->batch);
+  submit_allocation();
+  known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
 }
 
 void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, bool newcomer) {

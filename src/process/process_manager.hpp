@@ -186,6 +186,14 @@ class ProcessManager {
 
   // Every process of the current communicator: `steps` spawns of this call.
   void run_spawn_steps(int steps, bool newcomer);
+  // The steps of one spawn step (run_spawn_steps); the ones that can fail
+  // roll the whole call back (roll_back) before they throw.
+  Snapshot take_snapshot();
+  int spawn_and_agree(int step, MPI_Comm& peer, Snapshot& snapshot, bool newcomer);
+  nlohmann::json join_message(int step, int steps, int fresh);
+  void mirror_newcomer_start(MPI_Comm& merged, MPI_Comm& library, MPI_Comm& world,
+                             Snapshot& snapshot, bool newcomer);
+  void record_new_hosts(MPI_Comm merged, int step, int fresh);
   MPI_Comm spawn_one_step(int step);  // rank 0: the spawn; returns rank 0 + children merged
   void adopt(MPI_Comm library, MPI_Comm world, const nlohmann::json& join, bool newcomer);
   void roll_back(Snapshot& snapshot, bool newcomer);

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "monitoring/clock.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 

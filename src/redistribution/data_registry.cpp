@@ -50,8 +50,9 @@
 #include <utility>
 
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
 #include "redistribution/transfer_plan.hpp"
+#include "util/agreement.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 namespace {
@@ -164,56 +165,23 @@ struct Failure {
   explicit operator bool() const { return !message.empty(); }
 };
 
-// The agreement reduction: one element is [first failing rank, signature,
-// ~signature, sums...]; the first three reduce with min (min of ~s is ~max
-// of s, so all signatures agree iff word1 == ~word2), the rest add up. One
-// element of a contiguous type, so MPI cannot split it.
-void reduce_agreement(void* in, void* inout, int* count, MPI_Datatype* type) {
-  int bytes = 0;
-  PMPI_Type_size(*type, &bytes);
-  const int words = bytes / static_cast<int>(sizeof(std::int64_t));
-  const auto* a = static_cast<const std::int64_t*>(in);
-  auto* b = static_cast<std::int64_t*>(inout);
-  for (int element = 0; element < *count; ++element, a += words, b += words) {
-    for (int w = 0; w < 3; ++w) b[w] = std::min(a[w], b[w]);
-    for (int w = 3; w < words; ++w) b[w] += a[w];
-  }
-}
-
 // Collective: returns if no process failed and all signatures are equal,
-// else throws on every process the failure of the lowest failing rank (its
-// message is broadcast). `sums` are added up over the processes in place.
-void agree(MPI_Comm comm, int rank, int nprocs, const Failure& mine, std::int64_t signature,
+// else throws on every process the failure of the lowest failing rank.
+// `sums` are added up over the processes in place.
+void agree(MPI_Comm comm, const Failure& mine, std::int64_t signature,
            std::span<std::int64_t> sums) {
-  std::vector<std::int64_t> words = {mine ? rank : nprocs, signature, ~signature};
-  words.insert(words.end(), sums.begin(), sums.end());
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  MPI_Op op = MPI_OP_NULL;
-  check_mpi(PMPI_Type_contiguous(static_cast<int>(words.size()), MPI_INT64_T, &type),
-            "MPI_Type_contiguous");
-  PMPI_Type_commit(&type);
-  PMPI_Op_create(&reduce_agreement, 1, &op);
-  const int code = PMPI_Allreduce(MPI_IN_PLACE, words.data(), 1, type, op, comm);
-  PMPI_Op_free(&op);
-  PMPI_Type_free(&type);
-  check_mpi(code, "MPI_Allreduce (redistribution agreement)");
-  std::copy(words.begin() + 3, words.end(), sums.begin());
-
-  if (words[0] < nprocs) {
-    const int root = static_cast<int>(words[0]);
-    int header[2] = {static_cast<int>(mine.code), static_cast<int>(mine.message.size())};
-    check_mpi(PMPI_Bcast(header, 2, MPI_INT, root, comm), "MPI_Bcast (redistribution error)");
-    std::string message = mine.message;
-    message.resize(static_cast<std::size_t>(header[1]));
-    check_mpi(PMPI_Bcast(message.data(), header[1], MPI_CHAR, root, comm),
-              "MPI_Bcast (redistribution error)");
-    throw Error(static_cast<Errc>(header[0]),
-                "redistribute: " + message + " [found by rank " + std::to_string(root) + "]");
-  }
-  if (words[1] != ~words[2]) {
+  agree_on_failure(
+      mine ? std::optional<Error>(Error(mine.code, "redistribute: " + mine.message)) : std::nullopt,
+      comm);
+  if (!same_on_every_process(signature, comm)) {
     invalid(
         "redistribute: the processes passed different decompositions or registered different "
         "structures (kinds, schemes, sizes, nnz or datatypes must match on every process)");
+  }
+  if (!sums.empty()) {
+    check_mpi(PMPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_INT64_T,
+                             MPI_SUM, comm),
+              "MPI_Allreduce (redistribution sums)");
   }
 }
 
@@ -601,9 +569,8 @@ void DataRegistry::share_replicated(std::span<const RowBlock> blocks, MPI_Comm c
       const RowBlock& block = blocks[owner];
       // Elements before the block and in it: rows (vector, dense) or nonzeros.
       const std::int64_t first = s.sparse() ? (*s.ptr)[block.displ] : block.displ * row_elements(s);
-      const std::int64_t count = s.sparse()
-                                     ? (*s.ptr)[block.displ + block.count] - first
-                                     : block.count * row_elements(s);
+      const std::int64_t count =
+          s.sparse() ? (*s.ptr)[block.displ + block.count] - first : block.count * row_elements(s);
       broadcast(static_cast<char*>(*s.data) + static_cast<std::uint64_t>(first) * s.extent,
                 static_cast<std::uint64_t>(count) * s.extent, static_cast<int>(owner));
     }
@@ -691,6 +658,401 @@ std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<
   return {};
 }
 
+namespace {
+
+// One call of DataRegistry::redistribute, in its steps (thesis 4.5, Alg. 4).
+// Steps 1-3 check and prepare, each ending in an agreement; nothing has
+// changed until step 3 is agreed, so bad input fails on every process with
+// every structure as it was. Step 4 moves the rows and installs the blocks.
+class Redistribution {
+ public:
+  Redistribution(std::vector<Structure>& structures, std::span<const RowBlock> from,
+                 std::span<const RowBlock> to, MPI_Comm comm, int rank, int nprocs)
+      : structures_(structures),
+        from_(from),
+        to_(to),
+        comm_(comm),
+        rank_(rank),
+        nprocs_(nprocs),
+        moves_(structures.size()) {}
+
+  // ---- step 1: what each process can check alone; agreement A ----
+  void agree_on_arguments(const std::string& local_error) {
+    failure_ = {Errc::invalid_argument, local_error};
+    if (!failure_) plan_ = plan_transfers(from_, to_, rank_);
+    mode_ = mode_of(plan_);
+    agree(comm_, failure_, arguments_signature(), {});
+  }
+
+  // ---- step 2: distributed sparse structures: nonzero counts; agreement B ----
+  void agree_on_nonzeros() {
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].sparse() && structures_[i].scheme == Scheme::distributed) {
+        sparse_ids_.push_back(i);
+      }
+    }
+    if (sparse_ids_.empty()) return;
+    const std::vector<std::int64_t> incoming = exchange_nonzero_counts();
+    std::vector<std::int64_t> held(sparse_ids_.size());  // summed: the global nnz
+    for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
+      held[k] = place_sparse_pieces(k, incoming);
+    }
+    agree(comm_, failure_, 0, held);
+    for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
+      const Structure& s = structures_[sparse_ids_[k]];
+      if (held[k] != s.nnz) {
+        invalid("redistribute: " + describe(s, sparse_ids_[k]) + ": the processes hold " +
+                std::to_string(held[k]) + " nonzeros in all, but it was registered with nnz " +
+                std::to_string(s.nnz));
+      }
+    }
+  }
+
+  // ---- step 3: memory for the rows that arrive; agreement C ----
+  void agree_on_memory() {
+    bool distributed = false;
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].scheme != Scheme::distributed) continue;
+      distributed = true;
+      if (mode_ == Mode::fresh || mode_ == Mode::grow) allocate_block(i);
+    }
+    if (!distributed || !anyone_receives(from_, to_)) return;
+    try {
+      agree(comm_, failure_, 0, {});
+    } catch (...) {
+      // Grown arrays stay grown (realloc kept their contents, and their
+      // pointers are updated); new ones are given back.
+      release_all(moves_);
+      throw;
+    }
+  }
+
+  // ---- step 4: move the rows ----
+  RedistributionStats move_rows(std::uint64_t max_message_bytes) {
+    if (mode_ == Mode::grow && plan_.old_block.count > 0) make_room_for_growth();
+    RedistributionStats stats;
+    Exchange exchange(comm_, max_message_bytes);
+    for (std::size_t i = 0; i < structures_.size(); ++i) post_rows(exchange, i);
+    exchange.start(stats);
+    // New arrays: the kept rows are copied while the messages travel.
+    if (mode_ == Mode::fresh && plan_.kept.count > 0) copy_kept_rows();
+    exchange.finish();
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].scheme != Scheme::distributed || mode_ == Mode::unchanged) continue;
+      if (mode_ == Mode::shrink) {
+        compact_kept_rows(i);
+      } else {
+        install_block(i);
+      }
+    }
+    return stats;
+  }
+
+  [[nodiscard]] const RowBlock& new_block() const { return plan_.new_block; }
+
+ private:
+  [[nodiscard]] std::int64_t arguments_signature() const {
+    Signature signature;
+    signature.add(nprocs_);
+    for (const auto blocks : {from_, to_}) {
+      signature.add(static_cast<std::int64_t>(blocks.size()));
+      for (const RowBlock& block : blocks) {
+        signature.add(block.count);
+        signature.add(block.displ);
+      }
+    }
+    for (const Structure& s : structures_) {
+      signature.add(static_cast<std::int64_t>(s.kind));
+      signature.add(static_cast<std::int64_t>(s.scheme));
+      signature.add(s.size);
+      signature.add(s.nnz);
+      signature.add(static_cast<std::int64_t>(s.extent));
+      // Replicated sparse values move in place, sized by the local pattern:
+      // it must be the same on every process, or messages would not match.
+      if (!failure_ && s.sparse() && s.scheme == Scheme::replicated && *s.ptr != nullptr) {
+        for (std::int64_t k = 0; k <= s.size; ++k) signature.add((*s.ptr)[k]);
+      }
+    }
+    return signature.value();
+  }
+
+  // The new owner of a piece learns its nonzero count from the old owner:
+  // incoming[t * n + k] is piece t's count of sparse structure k.
+  std::vector<std::int64_t> exchange_nonzero_counts() {
+    const std::size_t n = sparse_ids_.size();
+    std::vector<std::int64_t> outgoing(plan_.sends.size() * n), incoming(plan_.receives.size() * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const int* ptr = *structures_[sparse_ids_[k]].ptr;
+      for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+        const std::int64_t first = plan_.sends[t].first - plan_.old_block.displ;
+        outgoing[t * n + k] = ptr[first + plan_.sends[t].rows] - ptr[first];
+      }
+    }
+    std::vector<MPI_Request> requests;
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      requests.emplace_back();
+      check_mpi(PMPI_Irecv(&incoming[t * n], static_cast<int>(n), MPI_INT64_T,
+                           plan_.receives[t].peer, kCountTag, comm_, &requests.back()),
+                "MPI_Irecv (redistribution nonzero counts)");
+    }
+    for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+      requests.emplace_back();
+      check_mpi(PMPI_Isend(&outgoing[t * n], static_cast<int>(n), MPI_INT64_T, plan_.sends[t].peer,
+                           kCountTag, comm_, &requests.back()),
+                "MPI_Isend (redistribution nonzero counts)");
+    }
+    check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall (redistribution nonzero counts)");
+    return incoming;
+  }
+
+  // Sparse structure k's nonzero offsets of the pieces in the new arrays
+  // (they follow row order); returns the nonzeros this process held.
+  std::int64_t place_sparse_pieces(std::size_t k, const std::vector<std::int64_t>& incoming) {
+    const std::size_t n = sparse_ids_.size(), i = sparse_ids_[k];
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    const int* ptr = *s.ptr;
+    move.old_nnz = ptr == nullptr ? 0 : ptr[plan_.old_block.count];
+    if (plan_.kept.count > 0) {
+      const std::int64_t first = plan_.kept.displ - plan_.old_block.displ;
+      move.kept_nnz = ptr[first + plan_.kept.count] - ptr[first];
+    }
+    std::int64_t offset = 0;
+    bool kept_placed = plan_.kept.count == 0;
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      if (!kept_placed && plan_.kept.displ < plan_.receives[t].first) {
+        move.kept_offset = offset;
+        offset += move.kept_nnz;
+        kept_placed = true;
+      }
+      move.piece_nnz.push_back(incoming[t * n + k]);
+      move.piece_offset.push_back(offset);
+      offset += incoming[t * n + k];
+    }
+    if (!kept_placed) {
+      move.kept_offset = offset;
+      offset += move.kept_nnz;
+    }
+    move.new_nnz = offset;
+    if (!failure_ && move.new_nnz > std::numeric_limits<int>::max()) {
+      failure_ = {Errc::invalid_argument,
+                  describe(s, i) + ": the new block would hold " + std::to_string(move.new_nnz) +
+                      " nonzeros, more than its int " + pointers_name(s) + " can index"};
+    }
+    return move.old_nnz;
+  }
+
+  void allocate_block(std::size_t i) {
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    const std::int64_t rows = plan_.new_block.count;
+    bool ok = true;
+    if (!s.sparse()) {
+      const std::uint64_t bytes =
+          static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+      ok = mode_ == Mode::fresh ? allocate(&move.data, bytes) : grow(s.data, bytes);
+    } else {
+      const std::uint64_t ptr_bytes = (rows + 1) * sizeof(int);
+      const std::uint64_t idx_bytes = move.new_nnz * sizeof(int);
+      const std::uint64_t value_bytes = move.new_nnz * s.extent;
+      ok = mode_ == Mode::fresh
+               ? allocate(&move.ptr, ptr_bytes) && allocate(&move.idx, idx_bytes) &&
+                     allocate(&move.data, value_bytes)
+               : grow(s.ptr, ptr_bytes) && grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
+    }
+    if (!ok && !failure_) {
+      failure_ = {Errc::out_of_memory, "out of memory for the new block of " + describe(s, i) +
+                                           " (" + std::to_string(rows) + " " + rows_name(s) + ")"};
+    }
+  }
+
+  // Growing in place: the rows held so far move to where they belong in
+  // the new block, before anything arrives around them.
+  void make_room_for_growth() {
+    const std::int64_t shift = plan_.old_block.displ - plan_.new_block.displ;  // >= 0: old ⊆ new
+    const std::int64_t rows = plan_.old_block.count;
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      const Structure& s = structures_[i];
+      const Move& move = moves_[i];
+      if (s.scheme != Scheme::distributed) continue;
+      if (!s.sparse()) {
+        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+        char* data = static_cast<char*>(*s.data);
+        if (shift > 0) std::memmove(data + shift * row_bytes, data, rows * row_bytes);
+        continue;
+      }
+      if (shift > 0) std::memmove(*s.ptr + shift + 1, *s.ptr + 1, rows * sizeof(int));
+      if (move.kept_offset > 0 && move.kept_nnz > 0) {
+        std::memmove(*s.idx + move.kept_offset, *s.idx, move.kept_nnz * sizeof(int));
+        char* values = static_cast<char*>(*s.data);
+        std::memmove(values + move.kept_offset * s.extent, values, move.kept_nnz * s.extent);
+      }
+    }
+  }
+
+  void post_rows(Exchange& exchange, std::size_t i) {
+    const Structure& s = structures_[i];
+    if (!s.sparse()) {
+      post_dense_rows(exchange, s, moves_[i]);
+    } else if (s.scheme == Scheme::replicated) {
+      // The pattern is the same everywhere: only the values of the rows move.
+      const int* ptr = *s.ptr;
+      char* values = static_cast<char*>(*s.data);
+      for (const Transfer& t : plan_.receives) {
+        exchange.receive(t.peer, values + ptr[t.first] * s.extent,
+                         (ptr[t.first + t.rows] - ptr[t.first]) * s.extent);
+      }
+      for (const Transfer& t : plan_.sends) {
+        exchange.send(t.peer, values + ptr[t.first] * s.extent,
+                      (ptr[t.first + t.rows] - ptr[t.first]) * s.extent);
+      }
+    } else {
+      post_sparse_pieces(exchange, s, moves_[i]);
+    }
+  }
+
+  void post_dense_rows(Exchange& exchange, const Structure& s, const Move& move) {
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+    char* old_data = static_cast<char*>(*s.data);
+    // Replicated: every process holds all rows, in place; distributed: its block.
+    const bool replicated = s.scheme == Scheme::replicated;
+    const std::int64_t old_first = replicated ? 0 : plan_.old_block.displ;
+    const std::int64_t new_first = replicated ? 0 : plan_.new_block.displ;
+    char* new_data = replicated || mode_ != Mode::fresh ? old_data : move.data;
+    for (const Transfer& t : plan_.receives) {
+      exchange.receive(t.peer, new_data + (t.first - new_first) * row_bytes, t.rows * row_bytes);
+    }
+    for (const Transfer& t : plan_.sends) {
+      exchange.send(t.peer, old_data + (t.first - old_first) * row_bytes, t.rows * row_bytes);
+    }
+  }
+
+  // Distributed sparse: per piece its row ends (the sender's own ia
+  // entries, renumbered by rebase() on arrival), indices and values.
+  void post_sparse_pieces(Exchange& exchange, const Structure& s, const Move& move) {
+    int* new_ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
+    int* new_idx = mode_ == Mode::fresh ? move.idx : *s.idx;
+    char* new_values = mode_ == Mode::fresh ? move.data : static_cast<char*>(*s.data);
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      const Transfer& piece = plan_.receives[t];
+      const std::int64_t first = piece.first - plan_.new_block.displ;
+      const std::int64_t nnz = move.piece_nnz[t], offset = move.piece_offset[t];
+      exchange.receive(piece.peer, new_ptr + first + 1, piece.rows * sizeof(int));
+      exchange.receive(piece.peer, new_idx + offset, nnz * sizeof(int));
+      exchange.receive(piece.peer, new_values + offset * s.extent, nnz * s.extent);
+    }
+    const int* ptr = *s.ptr;
+    for (const Transfer& piece : plan_.sends) {
+      const std::int64_t first = piece.first - plan_.old_block.displ;
+      const std::int64_t begin = ptr[first], nnz = ptr[first + piece.rows] - begin;
+      exchange.send(piece.peer, ptr + first + 1, piece.rows * sizeof(int));
+      exchange.send(piece.peer, *s.idx + begin, nnz * sizeof(int));
+      exchange.send(piece.peer, static_cast<char*>(*s.data) + begin * s.extent, nnz * s.extent);
+    }
+  }
+
+  [[nodiscard]] std::int64_t kept_old_first() const {
+    return plan_.kept.displ - plan_.old_block.displ;
+  }
+  [[nodiscard]] std::int64_t kept_new_first() const {
+    return plan_.kept.displ - plan_.new_block.displ;
+  }
+
+  void copy_kept_rows() {
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      const Structure& s = structures_[i];
+      const Move& move = moves_[i];
+      if (s.scheme != Scheme::distributed) continue;
+      if (!s.sparse()) {
+        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+        std::memcpy(move.data + kept_new_first() * row_bytes,
+                    static_cast<const char*>(*s.data) + kept_old_first() * row_bytes,
+                    plan_.kept.count * row_bytes);
+        continue;
+      }
+      const int* ptr = *s.ptr;
+      const std::int64_t begin = ptr[kept_old_first()];
+      std::memcpy(move.ptr + kept_new_first() + 1, ptr + kept_old_first() + 1,
+                  plan_.kept.count * sizeof(int));
+      if (move.kept_nnz > 0) {
+        std::memcpy(move.idx + move.kept_offset, *s.idx + begin, move.kept_nnz * sizeof(int));
+        std::memcpy(move.data + move.kept_offset * s.extent,
+                    static_cast<const char*>(*s.data) + begin * s.extent, move.kept_nnz * s.extent);
+      }
+    }
+  }
+
+  // Mode::fresh and Mode::grow: the received pieces' row ends are
+  // renumbered; fresh arrays replace the old ones.
+  void install_block(std::size_t i) {
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    if (s.sparse()) {
+      int* ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
+      ptr[0] = 0;
+      for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+        rebase(ptr, plan_.receives[t].first - plan_.new_block.displ, plan_.receives[t].rows,
+               move.piece_offset[t] + move.piece_nnz[t]);
+      }
+      rebase(ptr, kept_new_first(), plan_.kept.count, move.kept_offset + move.kept_nnz);
+    }
+    if (mode_ != Mode::fresh) return;
+    if (s.sparse()) {
+      std::free(*s.ptr);
+      std::free(*s.idx);
+      *s.ptr = move.ptr;
+      *s.idx = move.idx;
+    }
+    std::free(*s.data);
+    *s.data = move.data;
+    move = Move{};
+  }
+
+  // Mode::shrink: the new block is the kept rows (or nothing); they move
+  // to the front, now that the rows around them are sent.
+  void compact_kept_rows(std::size_t i) {
+    const Structure& s = structures_[i];
+    const Move& move = moves_[i];
+    const std::int64_t kept = plan_.kept.count, first = kept_old_first();
+    const std::int64_t old_rows = plan_.old_block.count, new_rows = plan_.new_block.count;
+    if (!s.sparse()) {
+      const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+      char* data = static_cast<char*>(*s.data);
+      if (kept > 0 && first > 0) std::memmove(data, data + first * row_bytes, kept * row_bytes);
+      shrink(s.data, new_rows * row_bytes, old_rows * row_bytes);
+      return;
+    }
+    int* ptr = *s.ptr;
+    const std::int64_t begin = kept > 0 ? ptr[first] : 0;
+    if (kept > 0 && first > 0) {
+      std::memmove(ptr, ptr + first, (kept + 1) * sizeof(int));
+      for (std::int64_t k = 0; k <= kept; ++k) ptr[k] = static_cast<int>(ptr[k] - begin);
+      if (move.kept_nnz > 0 && begin > 0) {
+        std::memmove(*s.idx, *s.idx + begin, move.kept_nnz * sizeof(int));
+        char* values = static_cast<char*>(*s.data);
+        std::memmove(values, values + begin * s.extent, move.kept_nnz * s.extent);
+      }
+    }
+    ptr[0] = 0;
+    shrink(s.ptr, (new_rows + 1) * sizeof(int), (old_rows + 1) * sizeof(int));
+    shrink(s.idx, move.kept_nnz * sizeof(int), move.old_nnz * sizeof(int));
+    shrink(s.data, move.kept_nnz * s.extent, move.old_nnz * s.extent);
+  }
+
+  std::vector<Structure>& structures_;
+  std::span<const RowBlock> from_, to_;
+  MPI_Comm comm_;
+  int rank_, nprocs_;
+  TransferPlan plan_;
+  Mode mode_ = Mode::unchanged;
+  std::vector<Move> moves_;
+  Failure failure_;
+  std::vector<std::size_t> sparse_ids_;  // distributed sparse structures
+};
+
+}  // namespace
+
 RedistributionStats DataRegistry::redistribute(std::span<const RowBlock> from,
                                                std::span<const RowBlock> to, MPI_Comm comm) {
   const double start = wall_seconds();
@@ -701,330 +1063,12 @@ RedistributionStats DataRegistry::redistribute(std::span<const RowBlock> from,
   check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
 
-  // ---- phase 1: what each process can check alone; agreement A ----
-  Failure failure{Errc::invalid_argument, check_local(from, to, rank, nprocs)};
-  TransferPlan plan;
-  if (!failure) plan = plan_transfers(from, to, rank);
-  Signature signature;
-  signature.add(nprocs);
-  for (const auto blocks : {from, to}) {
-    signature.add(static_cast<std::int64_t>(blocks.size()));
-    for (const RowBlock& block : blocks) {
-      signature.add(block.count);
-      signature.add(block.displ);
-    }
-  }
-  for (const Structure& s : structures_) {
-    signature.add(static_cast<std::int64_t>(s.kind));
-    signature.add(static_cast<std::int64_t>(s.scheme));
-    signature.add(s.size);
-    signature.add(s.nnz);
-    signature.add(static_cast<std::int64_t>(s.extent));
-    // Replicated sparse values move in place, sized by the local pattern:
-    // it must be the same on every process, or messages would not match.
-    if (!failure && s.sparse() && s.scheme == Scheme::replicated && *s.ptr != nullptr) {
-      for (std::int64_t k = 0; k <= s.size; ++k) signature.add((*s.ptr)[k]);
-    }
-  }
-  agree(comm, rank, nprocs, failure, signature.value(), {});
-
-  const RowBlock& old_block = plan.old_block;
-  const RowBlock& new_block = plan.new_block;
-  const Mode mode = mode_of(plan);
-  std::vector<Move> moves(structures_.size());
-
-  // ---- phase 2: distributed sparse structures: nonzero counts; agreement B ----
-  std::vector<std::size_t> sparse_ids;
-  for (std::size_t i = 0; i < structures_.size(); ++i) {
-    if (structures_[i].sparse() && structures_[i].scheme == Scheme::distributed) {
-      sparse_ids.push_back(i);
-    }
-  }
-  if (!sparse_ids.empty()) {
-    // The new owner of a piece learns its nonzero count from the old owner.
-    const std::size_t n = sparse_ids.size();
-    std::vector<std::int64_t> outgoing(plan.sends.size() * n), incoming(plan.receives.size() * n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const int* ptr = *structures_[sparse_ids[k]].ptr;
-      for (std::size_t t = 0; t < plan.sends.size(); ++t) {
-        const std::int64_t first = plan.sends[t].first - old_block.displ;
-        outgoing[t * n + k] = ptr[first + plan.sends[t].rows] - ptr[first];
-      }
-    }
-    std::vector<MPI_Request> requests;
-    for (std::size_t t = 0; t < plan.receives.size(); ++t) {
-      requests.emplace_back();
-      check_mpi(PMPI_Irecv(&incoming[t * n], static_cast<int>(n), MPI_INT64_T,
-                           plan.receives[t].peer, kCountTag, comm, &requests.back()),
-                "MPI_Irecv (redistribution nonzero counts)");
-    }
-    for (std::size_t t = 0; t < plan.sends.size(); ++t) {
-      requests.emplace_back();
-      check_mpi(PMPI_Isend(&outgoing[t * n], static_cast<int>(n), MPI_INT64_T, plan.sends[t].peer,
-                           kCountTag, comm, &requests.back()),
-                "MPI_Isend (redistribution nonzero counts)");
-    }
-    check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall (redistribution nonzero counts)");
-
-    std::vector<std::int64_t> held(n);  // summed over the processes: the global nnz
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t i = sparse_ids[k];
-      const Structure& s = structures_[i];
-      Move& move = moves[i];
-      const int* ptr = *s.ptr;
-      move.old_nnz = ptr == nullptr ? 0 : ptr[old_block.count];
-      held[k] = move.old_nnz;
-      if (plan.kept.count > 0) {
-        const std::int64_t first = plan.kept.displ - old_block.displ;
-        move.kept_nnz = ptr[first + plan.kept.count] - ptr[first];
-      }
-      // Nonzero offsets of the pieces in the new arrays: they follow row order.
-      std::int64_t offset = 0;
-      bool kept_placed = plan.kept.count == 0;
-      for (std::size_t t = 0; t < plan.receives.size(); ++t) {
-        if (!kept_placed && plan.kept.displ < plan.receives[t].first) {
-          move.kept_offset = offset;
-          offset += move.kept_nnz;
-          kept_placed = true;
-        }
-        move.piece_nnz.push_back(incoming[t * n + k]);
-        move.piece_offset.push_back(offset);
-        offset += incoming[t * n + k];
-      }
-      if (!kept_placed) {
-        move.kept_offset = offset;
-        offset += move.kept_nnz;
-      }
-      move.new_nnz = offset;
-      if (!failure && move.new_nnz > std::numeric_limits<int>::max()) {
-        failure = {Errc::invalid_argument,
-                   describe(s, i) + ": the new block would hold " + std::to_string(move.new_nnz) +
-                       " nonzeros, more than its int " + pointers_name(s) + " can index"};
-      }
-    }
-    agree(comm, rank, nprocs, failure, 0, held);
-    for (std::size_t k = 0; k < n; ++k) {
-      const Structure& s = structures_[sparse_ids[k]];
-      if (held[k] != s.nnz) {
-        invalid("redistribute: " + describe(s, sparse_ids[k]) + ": the processes hold " +
-                std::to_string(held[k]) + " nonzeros in all, but it was registered with nnz " +
-                std::to_string(s.nnz));
-      }
-    }
-  }
-  // Up to here nothing has changed: bad input fails on every process with
-  // every structure as it was.
-
-  // ---- phase 3: memory for the rows that arrive; agreement C ----
-  bool distributed = false;
-  for (std::size_t i = 0; i < structures_.size(); ++i) {
-    const Structure& s = structures_[i];
-    if (s.scheme != Scheme::distributed) continue;
-    distributed = true;
-    if (mode != Mode::fresh && mode != Mode::grow) continue;
-    Move& move = moves[i];
-    bool ok = true;
-    if (!s.sparse()) {
-      const std::uint64_t bytes = static_cast<std::uint64_t>(new_block.count) *
-                                  static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-      ok = mode == Mode::fresh ? allocate(&move.data, bytes) : grow(s.data, bytes);
-    } else {
-      const std::uint64_t ptr_bytes = (new_block.count + 1) * sizeof(int);
-      const std::uint64_t idx_bytes = move.new_nnz * sizeof(int);
-      const std::uint64_t value_bytes = move.new_nnz * s.extent;
-      ok = mode == Mode::fresh
-               ? allocate(&move.ptr, ptr_bytes) && allocate(&move.idx, idx_bytes) &&
-                     allocate(&move.data, value_bytes)
-               : grow(s.ptr, ptr_bytes) && grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
-    }
-    if (!ok && !failure) {
-      failure = {Errc::out_of_memory, "out of memory for the new block of " + describe(s, i) +
-                                          " (" + std::to_string(new_block.count) + " " +
-                                          rows_name(s) + ")"};
-    }
-  }
-  if (distributed && anyone_receives(from, to)) {
-    try {
-      agree(comm, rank, nprocs, failure, 0, {});
-    } catch (...) {
-      // Grown arrays stay grown (realloc kept their contents, and their
-      // pointers are updated); new ones are given back.
-      release_all(moves);
-      throw;
-    }
-  }
-
-  // ---- phase 4: move the rows ----
-  // Growing in place: the rows held so far move to where they belong in
-  // the new block, before anything arrives around them.
-  if (mode == Mode::grow && old_block.count > 0) {
-    const std::int64_t shift = old_block.displ - new_block.displ;  // >= 0: old ⊆ new
-    for (std::size_t i = 0; i < structures_.size(); ++i) {
-      const Structure& s = structures_[i];
-      const Move& move = moves[i];
-      if (s.scheme != Scheme::distributed) continue;
-      if (!s.sparse()) {
-        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-        char* data = static_cast<char*>(*s.data);
-        if (shift > 0) std::memmove(data + shift * row_bytes, data, old_block.count * row_bytes);
-      } else {
-        if (shift > 0) std::memmove(*s.ptr + shift + 1, *s.ptr + 1, old_block.count * sizeof(int));
-        if (move.kept_offset > 0 && move.kept_nnz > 0) {
-          std::memmove(*s.idx + move.kept_offset, *s.idx, move.kept_nnz * sizeof(int));
-          char* values = static_cast<char*>(*s.data);
-          std::memmove(values + move.kept_offset * s.extent, values, move.kept_nnz * s.extent);
-        }
-      }
-    }
-  }
-
-  RedistributionStats stats;
-  Exchange exchange(comm, max_message_bytes_);
-  for (std::size_t i = 0; i < structures_.size(); ++i) {
-    const Structure& s = structures_[i];
-    const Move& move = moves[i];
-    const std::uint64_t extent = s.extent;
-    if (!s.sparse()) {
-      const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * extent;
-      char* old_data = static_cast<char*>(*s.data);
-      // Replicated: every process holds all rows, in place; distributed: its block.
-      const bool replicated = s.scheme == Scheme::replicated;
-      const std::int64_t old_first = replicated ? 0 : old_block.displ;
-      const std::int64_t new_first = replicated ? 0 : new_block.displ;
-      char* new_data = replicated || mode != Mode::fresh ? old_data : move.data;
-      for (const Transfer& t : plan.receives) {
-        exchange.receive(t.peer, new_data + (t.first - new_first) * row_bytes, t.rows * row_bytes);
-      }
-      for (const Transfer& t : plan.sends) {
-        exchange.send(t.peer, old_data + (t.first - old_first) * row_bytes, t.rows * row_bytes);
-      }
-    } else if (s.scheme == Scheme::replicated) {
-      // The pattern is the same everywhere: only the values of the rows move.
-      const int* ptr = *s.ptr;
-      char* values = static_cast<char*>(*s.data);
-      for (const Transfer& t : plan.receives) {
-        exchange.receive(t.peer, values + ptr[t.first] * extent,
-                         (ptr[t.first + t.rows] - ptr[t.first]) * extent);
-      }
-      for (const Transfer& t : plan.sends) {
-        exchange.send(t.peer, values + ptr[t.first] * extent,
-                      (ptr[t.first + t.rows] - ptr[t.first]) * extent);
-      }
-    } else {
-      // Distributed sparse: per piece its row ends (the sender's own ia
-      // entries, renumbered by rebase() on arrival), indices and values.
-      int* new_ptr = mode == Mode::fresh ? move.ptr : *s.ptr;
-      int* new_idx = mode == Mode::fresh ? move.idx : *s.idx;
-      char* new_values = mode == Mode::fresh ? move.data : static_cast<char*>(*s.data);
-      for (std::size_t t = 0; t < plan.receives.size(); ++t) {
-        const Transfer& piece = plan.receives[t];
-        const std::int64_t first = piece.first - new_block.displ;
-        const std::int64_t nnz = move.piece_nnz[t], offset = move.piece_offset[t];
-        exchange.receive(piece.peer, new_ptr + first + 1, piece.rows * sizeof(int));
-        exchange.receive(piece.peer, new_idx + offset, nnz * sizeof(int));
-        exchange.receive(piece.peer, new_values + offset * extent, nnz * extent);
-      }
-      const int* ptr = *s.ptr;
-      for (const Transfer& piece : plan.sends) {
-        const std::int64_t first = piece.first - old_block.displ;
-        const std::int64_t begin = ptr[first], nnz = ptr[first + piece.rows] - begin;
-        exchange.send(piece.peer, ptr + first + 1, piece.rows * sizeof(int));
-        exchange.send(piece.peer, *s.idx + begin, nnz * sizeof(int));
-        exchange.send(piece.peer, static_cast<char*>(*s.data) + begin * extent, nnz * extent);
-      }
-    }
-  }
-  exchange.start(stats);
-
-  // New arrays: the kept rows are copied while the messages travel.
-  const std::int64_t kept_old_first = plan.kept.displ - old_block.displ;
-  const std::int64_t kept_new_first = plan.kept.displ - new_block.displ;
-  if (mode == Mode::fresh && plan.kept.count > 0) {
-    for (std::size_t i = 0; i < structures_.size(); ++i) {
-      const Structure& s = structures_[i];
-      const Move& move = moves[i];
-      if (s.scheme != Scheme::distributed) continue;
-      if (!s.sparse()) {
-        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-        std::memcpy(move.data + kept_new_first * row_bytes,
-                    static_cast<const char*>(*s.data) + kept_old_first * row_bytes,
-                    plan.kept.count * row_bytes);
-      } else {
-        const int* ptr = *s.ptr;
-        const std::int64_t begin = ptr[kept_old_first];
-        std::memcpy(move.ptr + kept_new_first + 1, ptr + kept_old_first + 1,
-                    plan.kept.count * sizeof(int));
-        if (move.kept_nnz > 0) {
-          std::memcpy(move.idx + move.kept_offset, *s.idx + begin, move.kept_nnz * sizeof(int));
-          std::memcpy(move.data + move.kept_offset * s.extent,
-                      static_cast<const char*>(*s.data) + begin * s.extent,
-                      move.kept_nnz * s.extent);
-        }
-      }
-    }
-  }
-  exchange.finish();
-
-  // Install the new blocks.
-  for (std::size_t i = 0; i < structures_.size(); ++i) {
-    const Structure& s = structures_[i];
-    Move& move = moves[i];
-    if (s.scheme != Scheme::distributed || mode == Mode::unchanged) continue;
-    if (mode == Mode::fresh || mode == Mode::grow) {
-      if (s.sparse()) {
-        int* ptr = mode == Mode::fresh ? move.ptr : *s.ptr;
-        ptr[0] = 0;
-        for (std::size_t t = 0; t < plan.receives.size(); ++t) {
-          rebase(ptr, plan.receives[t].first - new_block.displ, plan.receives[t].rows,
-                 move.piece_offset[t] + move.piece_nnz[t]);
-        }
-        rebase(ptr, kept_new_first, plan.kept.count, move.kept_offset + move.kept_nnz);
-      }
-      if (mode == Mode::fresh) {
-        if (s.sparse()) {
-          std::free(*s.ptr);
-          std::free(*s.idx);
-          *s.ptr = move.ptr;
-          *s.idx = move.idx;
-        }
-        std::free(*s.data);
-        *s.data = move.data;
-        move = Move{};
-      }
-      continue;
-    }
-    // Mode::shrink: the new block is the kept rows (or nothing); they move
-    // to the front, now that the rows around them are sent.
-    if (!s.sparse()) {
-      const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-      char* data = static_cast<char*>(*s.data);
-      if (plan.kept.count > 0 && kept_old_first > 0) {
-        std::memmove(data, data + kept_old_first * row_bytes, plan.kept.count * row_bytes);
-      }
-      shrink(s.data, new_block.count * row_bytes, old_block.count * row_bytes);
-    } else {
-      int* ptr = *s.ptr;
-      const std::int64_t begin = plan.kept.count > 0 ? ptr[kept_old_first] : 0;
-      if (plan.kept.count > 0 && kept_old_first > 0) {
-        std::memmove(ptr, ptr + kept_old_first, (plan.kept.count + 1) * sizeof(int));
-        for (std::int64_t k = 0; k <= plan.kept.count; ++k) {
-          ptr[k] = static_cast<int>(ptr[k] - begin);
-        }
-        if (move.kept_nnz > 0 && begin > 0) {
-          std::memmove(*s.idx, *s.idx + begin, move.kept_nnz * sizeof(int));
-          char* values = static_cast<char*>(*s.data);
-          std::memmove(values, values + begin * s.extent, move.kept_nnz * s.extent);
-        }
-      }
-      ptr[0] = 0;
-      shrink(s.ptr, (new_block.count + 1) * sizeof(int), (old_block.count + 1) * sizeof(int));
-      shrink(s.idx, move.kept_nnz * sizeof(int), move.old_nnz * sizeof(int));
-      shrink(s.data, move.kept_nnz * s.extent, move.old_nnz * s.extent);
-    }
-  }
-
-  local_block_ = new_block;
+  Redistribution redistribution(structures_, from, to, comm, rank, nprocs);
+  redistribution.agree_on_arguments(check_local(from, to, rank, nprocs));
+  redistribution.agree_on_nonzeros();
+  redistribution.agree_on_memory();
+  RedistributionStats stats = redistribution.move_rows(max_message_bytes_);
+  local_block_ = redistribution.new_block();
   stats.seconds = wall_seconds() - start;
   return stats;
 }

@@ -122,16 +122,8 @@ void validate_resources_setting(std::string_view value) {
 }
 
 std::unique_ptr<ResourceManager> make_resource_manager(
-    std::string_view setting, const std::string& hostfile,
+    std::string_view setting, std::vector<NodeDescription> nodes,
     const std::vector<std::string>& initial_hosts) {
-  std::vector<NodeDescription> nodes;
-  if (!hostfile.empty()) {
-    try {
-      nodes = read_hostfile(hostfile);
-    } catch (const std::exception& e) {
-      throw Error(Errc::bad_config, "FLEXMPI_HOSTFILE: " + std::string(e.what()));
-    }
-  }
   if (!setting.starts_with(kScenarioPrefix)) {
     return std::make_unique<HostfileResources>(std::move(nodes));
   }

@@ -104,7 +104,7 @@ void validate_resources_setting(std::string_view value);
 /// (rank order). Takes the two settings, not the Config, so that resources/
 /// stays below config/ (which validates with it).
 [[nodiscard]] std::unique_ptr<ResourceManager> make_resource_manager(
-    std::string_view setting, const std::string& hostfile,
+    std::string_view setting, std::vector<NodeDescription> nodes,
     const std::vector<std::string>& initial_hosts);
 
 /// What a policy sees of the resources: per node class, the PEs granted,

@@ -22,6 +22,10 @@ SchedulingPolicy parse_scheduling_policy(std::string_view name) {
                                     "': expected balance_all or balance_occupied");
 }
 
+std::string_view to_string(SchedulingPolicy policy) {
+  return policy == SchedulingPolicy::balance_all ? "balance_all" : "balance_occupied";
+}
+
 Scheduler::Scheduler(std::vector<NodeDescription> nodes, SchedulingPolicy policy)
     : nodes_(std::move(nodes)), policy_(policy) {}
 

@@ -35,6 +35,8 @@ enum class SchedulingPolicy { balance_all, balance_occupied };
 
 /// "balance_all" or "balance_occupied"; throws Error(bad_config) otherwise.
 SchedulingPolicy parse_scheduling_policy(std::string_view name);
+/// The FLEXMPI_SCHEDULER name of `policy`.
+[[nodiscard]] std::string_view to_string(SchedulingPolicy policy);
 
 /// One process of the application as the scheduler sees it.
 struct ScheduledProcess {

@@ -4,9 +4,8 @@
 
 #include <cstdio>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "monitoring/interval.hpp"
 

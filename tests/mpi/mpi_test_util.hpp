@@ -16,8 +16,8 @@
 #include "core/runtime.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi.h"
-#include "monitoring/clock.hpp"
 #include "profiling/comm_profile.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi::test {
 

@@ -8,8 +8,8 @@
 #include <array>
 #include <sstream>
 
-#include "monitoring/clock.hpp"
 #include "mpi_test_util.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi::test {
 namespace {

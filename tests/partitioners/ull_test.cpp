@@ -8,7 +8,6 @@
 #include <numeric>
 #include <string>
 
-#include "balancing/ull/ull_calibrator.hpp"
 #include "balancing/ull/ull_partitioner.hpp"
 #include "flexmpi/error.hpp"
 

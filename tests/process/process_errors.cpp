@@ -141,9 +141,9 @@ int main(int argc, char** argv) {
     CHECK(std::strstr(e.what(), "initial set") != nullptr, "b: message '%s'", e.what());
   }
   check_intact("b", 2);
-  expect_error("c", XMPI_Spawn("/nonexistent/flexmpi_no_such_program", nullptr, 1, MPI_INFO_NULL,
-                               nullptr),
-               XMPI_ERR_ARG, "no executable file");
+  expect_error(
+      "c", XMPI_Spawn("/nonexistent/flexmpi_no_such_program", nullptr, 1, MPI_INFO_NULL, nullptr),
+      XMPI_ERR_ARG, "no executable file");
   check_intact("c", 2);
   expect_error("d", XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, octo), XMPI_ERR_ARG,
                "'octo' matches no node");
@@ -159,10 +159,10 @@ int main(int argc, char** argv) {
   expect_error("g", XMPI_Spawn(nullptr, nullptr, 2, MPI_INFO_NULL, local), XMPI_ERR_MPI,
                "injected failure");
   check_intact("g", 2);
-  expect_error("h",
-               rank == 0 ? XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, local)
-                         : XMPI_Remove(1, nullptr),
-               XMPI_ERR_STATE, "different operations");
+  expect_error(
+      "h",
+      rank == 0 ? XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, local) : XMPI_Remove(1, nullptr),
+      XMPI_ERR_STATE, "different operations");
   check_intact("h", 2);
   int it = 0;
   expect_error("i", XMPI_Get_data(&it), XMPI_ERR_STATE, "newly spawned");

@@ -401,7 +401,7 @@ def readme_settings(args):
             print(f"updated {readme}")
             return
         raise Failure("README.md's settings table differs from `flexrun --settings-table` (the "
-                      "table in src/config/config.cpp changed). Regenerate it with: "
+                      "table in src/config/settings.cpp changed). Regenerate it with: "
                       "python3 tests/tools/tools_test.py --flexrun build/tools/flexrun "
                       "--source-dir . --update readme-settings")
 

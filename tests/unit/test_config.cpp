@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -103,14 +104,14 @@ TEST(Config, DefaultsAreTheSpecDefaults) {
   EXPECT_EQ(c.lb_confirm, 2);
   EXPECT_EQ(c.lb_window, 5);
   EXPECT_DOUBLE_EQ(c.lb_margin, 2.0);
-  EXPECT_EQ(c.lb_model, "count");
+  EXPECT_EQ(c.lb_model, WorkloadModel::count);
   EXPECT_EQ(c.partitioner, "rcp");
   EXPECT_EQ(c.metric, "auto");
   EXPECT_EQ(c.policy, "lb");
   EXPECT_FALSE(c.goal.has_value());
-  EXPECT_EQ(c.constraint, "efficiency");
+  EXPECT_EQ(c.constraint, AmpConstraint::efficiency);
   EXPECT_EQ(c.hostfile, "");
-  EXPECT_EQ(c.scheduler, "balance_all");
+  EXPECT_EQ(c.scheduler, SchedulingPolicy::balance_all);
   EXPECT_EQ(c.trace, "");
   EXPECT_EQ(c.emulate_speed, "");
   EXPECT_EQ(c.profile, "");
@@ -130,12 +131,12 @@ TEST(Config, HelpDefaultsMatchTheParsedDefaults) {
             c.imbalance_threshold);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_DEDICATED_THRESHOLD").default_text)),
             c.dedicated_threshold);
-  EXPECT_EQ(descriptor("FLEXMPI_LB_MODEL").default_text, c.lb_model);
+  EXPECT_EQ(descriptor("FLEXMPI_LB_MODEL").default_text, to_string(c.lb_model));
   EXPECT_EQ(descriptor("FLEXMPI_PARTITIONER").default_text, c.partitioner);
   EXPECT_EQ(descriptor("FLEXMPI_METRIC").default_text, c.metric);
   EXPECT_EQ(descriptor("FLEXMPI_POLICY").default_text, c.policy);
-  EXPECT_EQ(descriptor("FLEXMPI_CONSTRAINT").default_text, c.constraint);
-  EXPECT_EQ(descriptor("FLEXMPI_SCHEDULER").default_text, c.scheduler);
+  EXPECT_EQ(descriptor("FLEXMPI_CONSTRAINT").default_text, to_string(c.constraint));
+  EXPECT_EQ(descriptor("FLEXMPI_SCHEDULER").default_text, to_string(c.scheduler));
   EXPECT_EQ(descriptor("FLEXMPI_LOG_LEVEL").default_text, c.log_level);
 }
 
@@ -249,16 +250,21 @@ std::vector<std::string> listed_choices(std::string_view variable) {
 }
 
 TEST(Config, ChoicesAcceptEachListedValue) {
-  const std::vector<std::pair<std::string, std::string Config::*>> settings_with_choices = {
-      {"FLEXMPI_LB_MODEL", &Config::lb_model},   {"FLEXMPI_PARTITIONER", &Config::partitioner},
-      {"FLEXMPI_POLICY", &Config::policy},       {"FLEXMPI_CONSTRAINT", &Config::constraint},
-      {"FLEXMPI_SCHEDULER", &Config::scheduler}, {"FLEXMPI_LOG_LEVEL", &Config::log_level}};
-  for (const auto& [variable, field] : settings_with_choices) {
+  // Each setting's typed value, back as the name it was read from.
+  using Name = std::function<std::string(const Config&)>;
+  const std::vector<std::pair<std::string, Name>> settings_with_choices = {
+      {"FLEXMPI_LB_MODEL", [](const Config& c) { return std::string(to_string(c.lb_model)); }},
+      {"FLEXMPI_PARTITIONER", [](const Config& c) { return c.partitioner; }},
+      {"FLEXMPI_POLICY", [](const Config& c) { return c.policy; }},
+      {"FLEXMPI_CONSTRAINT", [](const Config& c) { return std::string(to_string(c.constraint)); }},
+      {"FLEXMPI_SCHEDULER", [](const Config& c) { return std::string(to_string(c.scheduler)); }},
+      {"FLEXMPI_LOG_LEVEL", [](const Config& c) { return c.log_level; }}};
+  for (const auto& [variable, name_of] : settings_with_choices) {
     for (const std::string& choice : listed_choices(variable)) {
       SCOPED_TRACE(variable + "=" + choice);
       Environment env{{variable, choice}};
       if (variable == "FLEXMPI_POLICY" && choice == "amp") env["FLEXMPI_GOAL"] = "60";
-      EXPECT_EQ(load(env).*field, choice);
+      EXPECT_EQ(name_of(load(env)), choice);
     }
   }
 }
@@ -344,7 +350,7 @@ TEST(Config, AmpNeedsExactlyOneGoal) {
   EXPECT_EQ(
       load({{"FLEXMPI_POLICY", "amp"}, {"FLEXMPI_GOAL", "30"}, {"FLEXMPI_CONSTRAINT", "energy"}})
           .constraint,
-      "energy");
+      AmpConstraint::energy);
   // Another policy ignores the goals.
   EXPECT_NO_THROW(load({{"FLEXMPI_GOAL", "30"}, {"FLEXMPI_GOAL_SPEEDUP", "0.2"}}));
   const std::vector<Environment> bad = {
@@ -420,7 +426,7 @@ TEST(Config, SeveralSettingsTogether) {
   EXPECT_EQ(c.sampling_interval, 20);
   EXPECT_EQ(c.policy, "none");
   EXPECT_DOUBLE_EQ(c.goal.value(), 300.0);
-  EXPECT_EQ(c.constraint, "cost");
+  EXPECT_EQ(c.constraint, AmpConstraint::cost);
   EXPECT_EQ(c.metric, "work");
   EXPECT_EQ(c.k, 3);  // untouched settings keep their defaults
 }

@@ -114,7 +114,7 @@ TEST(Scenario, WithoutHostfileTheInitialProcessesAreTheInitialAllocation) {
   Config config;
   config.resources = "scenario:" + write_file("grow.txt", "10 available hostC:C1:2\n");
   const auto manager =
-      make_resource_manager(config.resources, config.hostfile, {"hostA", "hostA", "hostB"});
+      make_resource_manager(config.resources, config.hosts, {"hostA", "hostA", "hostB"});
   EXPECT_EQ(manager->name(), "scenario");
   const SystemStatus start = manager->status(0);
   ASSERT_EQ(start.nodes.size(), 2U);
@@ -127,7 +127,7 @@ TEST(Scenario, WithoutHostfileTheInitialProcessesAreTheInitialAllocation) {
       {
         Config other;
         other.resources = "scenario:" + write_file("bad.txt", "10 available hostB:C1:2\n");
-        (void)make_resource_manager(other.resources, other.hostfile, {"hostB"});
+        (void)make_resource_manager(other.resources, other.hosts, {"hostB"});
       },
       Error);
 }
@@ -158,8 +158,8 @@ TEST(Scenario, ConfigChecksTheSetting) {
 
 TEST(Scenario, HostfileBackendGrantsTheHostfile) {
   Config config;
-  config.hostfile = write_file("hosts.txt", "a:C1:2\nb:C7:4:0.5\n");
-  const auto manager = make_resource_manager(config.resources, config.hostfile, {"a"});
+  config.hosts = read_hostfile(write_file("hosts.txt", "a:C1:2\nb:C7:4:0.5\n"));
+  const auto manager = make_resource_manager(config.resources, config.hosts, {"a"});
   EXPECT_EQ(manager->name(), "hostfile");
   EXPECT_EQ(pes_of(manager->status(0), "b"), 4);
   EXPECT_EQ(pes_of(manager->status(1000000), "b"), 4);

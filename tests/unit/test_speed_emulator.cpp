@@ -13,7 +13,7 @@
 
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
-#include "monitoring/clock.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 namespace {

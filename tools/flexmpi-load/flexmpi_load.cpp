@@ -7,12 +7,12 @@
 // runs one busy process on core 1 for 2 s, nothing for 3 s, ... The load
 // competes with whatever else runs on the core exactly like another user's
 // program, so the PE really becomes non-dedicated (CPU time < wall time).
-#include <CLI/CLI.hpp>
 #include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -36,7 +36,8 @@ std::vector<Phase> parse_schedule(const std::string& text) {
     const std::size_t colon = item.find(':');
     const std::string kind = item.substr(0, colon);
     if (colon == std::string::npos || (kind != "on" && kind != "off")) {
-      throw std::invalid_argument("schedule item '" + item + "': expected on:SECONDS or off:SECONDS");
+      throw std::invalid_argument("schedule item '" + item +
+                                  "': expected on:SECONDS or off:SECONDS");
     }
     std::size_t used = 0;
     double seconds = 0.0;
@@ -46,7 +47,8 @@ std::vector<Phase> parse_schedule(const std::string& text) {
       used = 0;
     }
     if (used == 0 || used != item.size() - colon - 1 || !(seconds > 0.0) || seconds > 86400.0) {
-      throw std::invalid_argument("schedule item '" + item + "': SECONDS must be a number in (0, 86400]");
+      throw std::invalid_argument("schedule item '" + item +
+                                  "': SECONDS must be a number in (0, 86400]");
     }
     phases.push_back({kind == "on", seconds});
     if (comma == std::string::npos) break;
@@ -117,8 +119,10 @@ int main(int argc, char** argv) {
   signal(SIGTERM, on_signal);
   const auto origin = std::chrono::steady_clock::now();
   for (const Phase& phase : schedule) {
-    const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
-    std::printf("flexmpi-load: t=%.1fs %s for %.1fs\n", at, phase.busy ? "on " : "off", phase.seconds);
+    const double at =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
+    std::printf("flexmpi-load: t=%.1fs %s for %.1fs\n", at, phase.busy ? "on " : "off",
+                phase.seconds);
     std::fflush(stdout);
     if (phase.busy) {
       for (const int core : cores) {

@@ -47,7 +47,7 @@ struct LaunchRequest {
   std::vector<std::string> mpiexec_args;  ///< extra launcher arguments, before -n
   Environment settings;                   ///< FLEXMPI_* variables from flexrun options
   std::vector<std::string> program;       ///< application and its arguments, untouched
-  std::string preload;  ///< libflexmpi to preload into the processes (profile-only mode), or ""
+  std::string preload;     ///< libflexmpi to preload into the processes (profile-only mode), or ""
   bool fast_spawn = true;  ///< Open MPI: the transport settings that make XMPI_Spawn fast
 };
 

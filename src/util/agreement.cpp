@@ -1,4 +1,4 @@
-#include "core/agreement.hpp"
+#include "util/agreement.hpp"
 
 #include <climits>
 #include <string>
@@ -39,6 +39,13 @@ std::optional<int> first_failing_rank(bool failed, MPI_Comm comm) {
             "MPI_Allreduce (agreement)");
   if (first == INT_MAX) return std::nullopt;
   return first;
+}
+
+bool same_on_every_process(std::int64_t value, MPI_Comm comm) {
+  std::int64_t words[2] = {value, ~value};
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, words, 2, MPI_INT64_T, MPI_MIN, comm),
+            "MPI_Allreduce (agreement)");
+  return words[0] == ~words[1];
 }
 
 void agree_on_failure(const std::optional<Error>& local, MPI_Comm comm) {

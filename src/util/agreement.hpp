@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,6 +17,10 @@ namespace flexmpi {
 
 /// The lowest rank of `comm` whose `failed` is true, if any (collective).
 [[nodiscard]] std::optional<int> first_failing_rank(bool failed, MPI_Comm comm);
+
+/// Whether `value` is the same on every process of `comm` (collective: one
+/// allreduce of {value, ~value} with MIN, since min(~v) = ~max(v)).
+[[nodiscard]] bool same_on_every_process(std::int64_t value, MPI_Comm comm);
 
 /// Collective: if any process of `comm` holds a failure, every process throws
 /// the failure of the lowest failing rank (the others' message names that rank).

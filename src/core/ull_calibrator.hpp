@@ -7,7 +7,12 @@
 // nothing is redistributed.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <vector>
+
+#include "flexmpi/error.hpp"
+#include "monitoring/computation_stopwatch.hpp"
 
 namespace flexmpi {
 
@@ -44,24 +49,22 @@ class UllCalibrator {
   [[nodiscard]] int rebalances() const { return rebalances_; }
 
  private:
+  /// The arguments' and the state's error on this process, if any.
+  [[nodiscard]] std::optional<Error> check_end(int iteration, std::span<const int> counts,
+                                               std::span<const int> displs, int threshold_us,
+                                               int size_object, int size_problem) const;
+  /// This process's computation since begin(), stretched by its emulated speed (seconds).
+  double measure_section(double units);
+  /// The ULL rule over every process's time: new counts/displs if they change.
+  bool rebalance(std::span<int> counts, std::span<int> displs, std::span<const double> times_us,
+                 int threshold_us, int size_object, int size_problem);
+
   Runtime& runtime_;
   bool open_ = false;
   int open_iteration_ = 0;
-  double wall_start_ = 0.0;
-  double mpi_start_ = 0.0;
+  ComputationStopwatch stopwatch_;
   int calibrations_ = 0;
   int rebalances_ = 0;
 };
-
-/// Checks that counts/displs describe size_problem units of size_object
-/// elements, contiguous and in rank order; throws Error(invalid_argument)
-/// naming the first wrong entry.
-void check_ull_partition(std::span<const int> counts, std::span<const int> displs, int size_object,
-                         int size_problem);
-
-/// The homogeneous start of the paper's example: units split in equal
-/// blocks (the first size_problem % p processes get one more), in elements.
-void ull_block_partition(std::span<int> counts, std::span<int> displs, int size_object,
-                         int size_problem);
 
 }  // namespace flexmpi

@@ -43,7 +43,8 @@ class IntervalTimer {
 #endif
     timespec t{};
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u +
+           static_cast<std::uint64_t>(t.tv_nsec);
   }
   /// Seconds in `ticks` of this timer.
   [[nodiscard]] double seconds(std::uint64_t ticks) const noexcept {

@@ -1,5 +1,3 @@
-#include "config/config.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -7,6 +5,7 @@
 #include <stdexcept>
 
 #include "balancing/partitioner.hpp"
+#include "config/config.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "model/machine_profile.hpp"
@@ -23,6 +22,16 @@ namespace {
 struct Rejected {
   std::string why;
 };
+
+// Runs the owning component's parser; its Error becomes this setting's rejection.
+template <typename Parse>
+auto owned_by_component(Parse parse) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw Rejected{e.what()};
+  }
+}
 
 long long parse_integer(std::string_view text, long long minimum) {
   long long value = 0;
@@ -88,7 +97,8 @@ std::string parse_policy(std::string_view name) {
   throw Rejected{};
 }
 
-std::vector<SettingDescriptor> make_settings() {
+// Monitoring and load balancing (thesis 4.2, Alg. 5; SPEC section 4).
+std::vector<SettingDescriptor> balancing_settings() {
   return {
       {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100",
        "a whole number from 1 to 1000000000", "iterations per sampling interval",
@@ -123,14 +133,14 @@ std::vector<SettingDescriptor> make_settings() {
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
        "workload model: rows, nonzeros or user weights",
        [](Config& c, std::string_view v) {
-         c.lb_model = parse_choice(v, {"count", "nnz", "weight"});
+         c.lb_model = parse_workload_model(parse_choice(v, {"count", "nnz", "weight"}));
        }},
       {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(),
        "partitioning strategy of the load balancer",
        [](Config& c, std::string_view v) {
-         try {
-           make_partitioner(v);
-         } catch (const Error&) {
+         const auto& known = partitioners();
+         if (std::none_of(known.begin(), known.end(),
+                          [&](const PartitionerDescriptor& p) { return p.name == v; })) {
            throw Rejected{};
          }
          c.partitioner = std::string(v);
@@ -139,6 +149,12 @@ std::vector<SettingDescriptor> make_settings() {
        "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
        "available, else work",
        [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
+  };
+}
+
+// Malleability policies and their goals (thesis 5.4).
+std::vector<SettingDescriptor> malleability_settings() {
+  return {
       {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
        "adaptation policy (src/policies): none (monitor only), lb (load balancing), smp, hpmp "
        "or amp (malleability: spawn and remove processes; amp needs FLEXMPI_GOAL or "
@@ -179,44 +195,40 @@ std::vector<SettingDescriptor> make_settings() {
       {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost, energy",
        "what AMP minimises while meeting the goal: computing power, cost per hour or watts",
        [](Config& c, std::string_view v) {
-         c.constraint = parse_choice(v, {"efficiency", "cost", "energy"});
+         c.constraint = parse_amp_constraint(parse_choice(v, {"efficiency", "cost", "energy"}));
        }},
+  };
+}
+
+// Resources: hosts, node classes, the resource manager and the machine profile
+// (thesis 4.4, 5.3; SPEC section 6).
+std::vector<SettingDescriptor> resource_settings() {
+  return {
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
        "a readable file of hostname:procType:numPE[:cost] lines", "processor description",
        [](Config& c, std::string_view v) {
-         try {
-           read_hostfile(std::string(v));
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
+         c.hosts = owned_by_component([&] { return read_hostfile(std::string(v)); });
          c.hostfile = std::string(v);
        }},
       {"FLEXMPI_SCHEDULER", "scheduler", "balance_all", "one of balance_all, balance_occupied",
        "how spawned processes are placed on nodes",
        [](Config& c, std::string_view v) {
-         c.scheduler = parse_choice(v, {"balance_all", "balance_occupied"});
+         c.scheduler =
+             parse_scheduling_policy(parse_choice(v, {"balance_all", "balance_occupied"}));
        }},
       {"FLEXMPI_RESOURCES", "resources", "hostfile",
        "hostfile, or scenario:FILE of '<iteration> available|reclaim "
        "<hostname>:<procType>:<numPE>[:<cost>] ...' lines",
        "resource manager the malleability policies ask for PEs (src/resources)",
        [](Config& c, std::string_view v) {
-         try {
-           validate_resources_setting(v);
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
+         owned_by_component([&] { validate_resources_setting(v); });
          c.resources = std::string(v);
        }},
       {"FLEXMPI_NODE_CLASSES", "node-classes", "(none)",
        "a readable file of '<procType> <speed> [<cost per PE-hour> [<watts per PE>]]' lines",
        "what a PE of each node class is worth (thesis Table 6.4): policies, emulated cluster",
        [](Config& c, std::string_view v) {
-         try {
-           c.node_classes = read_node_classes(std::string(v));
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
+         c.node_classes = owned_by_component([&] { return read_node_classes(std::string(v)); });
          c.node_classes_file = std::string(v);
        }},
       {"FLEXMPI_EMULATE_CLUSTER", "emulate-cluster", "0", "0 or 1",
@@ -229,13 +241,16 @@ std::vector<SettingDescriptor> make_settings() {
        "a machine profile written by flexmpi-calibrate (JSON)",
        "costs of communication, spawning and redistribution for the prediction model",
        [](Config& c, std::string_view v) {
-         try {
-           (void)load_machine_profile(std::string(v));
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
-         c.machine_profile = std::string(v);
+         c.machine_profile =
+             owned_by_component([&] { return load_machine_profile(std::string(v)); });
+         c.machine_profile_file = std::string(v);
        }},
+  };
+}
+
+// Output and emulation (SPEC sections 5-6).
+std::vector<SettingDescriptor> output_settings() {
+  return {
       {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",
        [](Config& c, std::string_view v) {
          if (v.empty()) throw Rejected{};
@@ -276,6 +291,16 @@ std::vector<SettingDescriptor> make_settings() {
          c.log_level = parse_choice(v, {"trace", "debug", "info", "warn", "error", "off"});
        }},
   };
+}
+
+// In documentation order: the README table and flexrun --help follow it.
+std::vector<SettingDescriptor> make_settings() {
+  std::vector<SettingDescriptor> table = balancing_settings();
+  for (auto group : {malleability_settings(), resource_settings(), output_settings()}) {
+    table.insert(table.end(), std::make_move_iterator(group.begin()),
+                 std::make_move_iterator(group.end()));
+  }
+  return table;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
+#include "util/clock.hpp"
+
 #include <fstream>
 #include <string>
-
-#include "monitoring/clock.hpp"
 
 namespace flexmpi {
 namespace {
