@@ -1,0 +1,266 @@
+#include "machine/drum_runtime.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+
+#include "flexmpi/error.hpp"
+#include "machine/machine_xml.hpp"
+#include "util/text_file.hpp"
+
+namespace flexmpi::machine {
+
+/// Sent as doubles through one MPI_Allgather. The node-wide measures (idle
+/// time, interfaces) are meaningful only from the node's elected process.
+struct DrumRuntime::RankMeasures {
+  double utilization = 0;    ///< u_{n,j}
+  double idle_sum = 0;       ///< Σ_t i_t over the node's CPUs
+  double communication = 0;  ///< c_n, NaN when unknown
+  double caf = 0;            ///< CAF_n
+};
+
+namespace {
+
+// w_dyn of the early processing power reaches its bound after a minute of
+// monitoring; the bound keeps half the weight on the benchmark (3.1.2.1).
+constexpr double kEarlyFormSecondsToBound = 60.0;
+constexpr double kEarlyFormDynamicBound = 0.5;
+
+std::vector<std::string> gather_host_names(MPI_Comm comm, int size) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  check_mpi(PMPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
+  std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  check_mpi(PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
+                           MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm),
+            "MPI_Allgather (DRUM host names)");
+  std::vector<std::string> hosts;
+  for (int rank = 0; rank < size; ++rank) hosts.emplace_back(&all[rank * MPI_MAX_PROCESSOR_NAME]);
+  return hosts;
+}
+
+}  // namespace
+
+DrumRuntime::DrumRuntime(MPI_Comm comm, int debug_level) {
+  check_mpi(PMPI_Comm_dup(comm, &comm_), "MPI_Comm_dup (DRUM)");
+  int size = 0;
+  PMPI_Comm_rank(comm_, &rank_);
+  PMPI_Comm_size(comm_, &size);
+  host_of_rank_ = gather_host_names(comm_, size);
+  const int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  cpus_of_rank_.resize(size);
+  check_mpi(PMPI_Allgather(&cpus, 1, MPI_INT, cpus_of_rank_.data(), 1, MPI_INT, comm_),
+            "MPI_Allgather (DRUM CPU counts)");
+  parameters_.debug_level = std::clamp(debug_level, 0, 5);
+}
+
+DrumRuntime::~DrumRuntime() {
+  monitor_.reset();
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
+}
+
+std::string DrumRuntime::set_parameter(std::string_view name, std::string_view value) {
+  return machine::set_parameter(parameters_, name, value);
+}
+
+std::string DrumRuntime::read_parameter_file(const std::string& path) {
+  const auto pairs =
+      parse_parameter_file(read_text_file(path, "DRUM parameter", Errc::bad_config), path);
+  std::string warnings;
+  std::string errors;
+  for (const auto& [name, value] : pairs) {
+    try {
+      const std::string warning = set_parameter(name, value);
+      if (!warning.empty()) warnings += (warnings.empty() ? "" : "; ") + warning;
+    } catch (const Error& e) {
+      errors += (errors.empty() ? "" : "; ") + std::string(e.what());
+    }
+  }
+  if (!errors.empty()) throw Error(Errc::invalid_argument, path + ": " + errors);
+  return warnings;
+}
+
+void DrumRuntime::set_monitoring_frequency_tenths(int tenths) {
+  if (tenths <= 0) {
+    throw Error(Errc::invalid_argument, "DRUM monitoring frequency " + std::to_string(tenths) +
+                                            ": expected a positive number of tenths of a second");
+  }
+  parameters_.monitoring_period = std::chrono::milliseconds(100 * tenths);
+}
+
+std::string DrumRuntime::init() {
+  std::string warning;
+  std::vector<NodeSpec> specs;
+  std::string source = "flat model";
+  if (!parameters_.use_flat_model && !std::filesystem::exists(parameters_.xml_topology_file)) {
+    warning = "XML_TOPOLOGY_FILE '" + parameters_.xml_topology_file +
+              "' does not exist: using the flat model of the job's hosts";
+  } else if (!parameters_.use_flat_model) {
+    source = parameters_.xml_topology_file;
+    specs = read_machine_xml(source);
+  }
+  if (source == "flat model") specs = flat_model_specs(host_of_rank_);
+  MachineModel model(specs, source);
+  model.attach_ranks(host_of_rank_);
+  model_ = std::move(model);
+  report_.reset();
+  monitored_seconds_ = 0;
+  powers_.clear();
+  return warning;
+}
+
+const MachineModel& DrumRuntime::model() const {
+  if (!model_)
+    throw Error(Errc::bad_state,
+                "the machine model is not initialized "
+                "(DRUM_initMachineModel has not succeeded)");
+  return *model_;
+}
+
+std::string DrumRuntime::start_monitoring() {
+  const MachineModel& tree = model();
+  if (!parameters_.use_dynamic_monitoring) {
+    return "USE_DYNAMIC_MONITORING=0: no monitoring, powers come from the benchmarks";
+  }
+  if (monitor_ && monitor_->running())
+    throw Error(Errc::bad_state, "DRUM monitoring is already running");
+  const bool elected = tree.node(tree.leaf_of_rank(rank_)).elected_rank == rank_;
+  monitor_ = std::make_unique<ResourceMonitor>(
+      MonitorOptions{.period = parameters_.monitoring_period,
+                     .probe_node = elected,
+                     .monitor_memory = parameters_.monitor_memory});
+  monitor_->start();
+  return "";
+}
+
+void DrumRuntime::stop_monitoring() {
+  if (!monitor_ || !monitor_->running()) {
+    throw Error(Errc::bad_state, "DRUM monitoring is not running (DRUM_startMonitoring first)");
+  }
+  report_ = monitor_->stop();
+  monitored_seconds_ += report_->seconds;
+  if (parameters_.debug_level >= 4) print_monitor_report();
+}
+
+DrumRuntime::RankMeasures DrumRuntime::local_measures() const {
+  RankMeasures mine;
+  mine.communication = std::numeric_limits<double>::quiet_NaN();
+  if (!report_) {  // no monitoring yet: a dedicated node, every CPU idle
+    mine.idle_sum = cpus_of_rank_[rank_];
+    return mine;
+  }
+  mine.utilization = report_->process_utilization;
+  mine.idle_sum = std::accumulate(report_->cpu_idle.begin(), report_->cpu_idle.end(), 0.0);
+  if (const auto c = communication_power(parameters_.communication_power, report_->interfaces)) {
+    mine.communication = *c;
+  }
+  mine.caf = mean_caf(report_->interfaces);
+  return mine;
+}
+
+std::vector<NodeMeasures> DrumRuntime::leaf_measures(const std::vector<RankMeasures>& all) const {
+  const MachineModel& tree = model();
+  double best_rating = 0;
+  for (int leaf : tree.leaves()) best_rating = std::max(best_rating, tree.node(leaf).spec.mflops);
+  const double dynamic_weight =
+      growing_dynamic_weight(monitored_seconds_, kEarlyFormSecondsToBound, kEarlyFormDynamicBound);
+  std::vector<NodeMeasures> measures(tree.nodes().size());
+  for (int leaf : tree.leaves()) {
+    const MachineNode& node = tree.node(leaf);
+    if (node.ranks.empty()) continue;  // no process there: no share of the load
+    std::vector<double> utilizations;
+    for (int rank : node.ranks) utilizations.push_back(all[rank].utilization);
+    const RankMeasures& elected = all[node.elected_rank];
+    // Only Σ_t i_t enters the formula, so the elected process sends the sum.
+    const std::vector<double> idle{elected.idle_sum};
+    double processing = node_processing_power(node.spec.mflops, utilizations, idle);
+    if (parameters_.early_processing_power) {
+      const double exploitable = exploitable_idle_per_process(utilizations, idle);
+      processing = 0;
+      for (double u : utilizations) {
+        processing +=
+            early_processing_power(dynamic_weight, u, exploitable, node.spec.mflops / best_rating);
+      }
+    }
+    measures[leaf] = {.processing = processing,
+                      .communication = std::isnan(elected.communication)
+                                           ? std::nullopt
+                                           : std::optional(elected.communication),
+                      .caf = elected.caf};
+  }
+  return measures;
+}
+
+void DrumRuntime::compute_powers() {
+  const MachineModel& tree = model();
+  constexpr int kMeasureCount = sizeof(RankMeasures) / sizeof(double);
+  const RankMeasures mine = local_measures();
+  std::vector<RankMeasures> all(host_of_rank_.size());
+  check_mpi(PMPI_Allgather(&mine, kMeasureCount, MPI_DOUBLE, all.data(), kMeasureCount, MPI_DOUBLE,
+                           comm_),
+            "MPI_Allgather (DRUM measures)");
+  std::vector<NodeMeasures> measures = leaf_measures(all);
+  sum_measures_up_the_tree(tree, measures);
+  powers_ = node_powers(tree, measures, parameters_.communication_weight);
+  if (parameters_.debug_level >= 1 && rank_ == 0) print(stdout);
+  if (parameters_.debug_level >= 2) {
+    std::printf("DRUM rank %d on %s: part size %.6f\n", rank_, host_of_rank_[rank_].c_str(),
+                local_part_size());
+  }
+}
+
+double DrumRuntime::local_part_size() const {
+  const MachineModel& tree = model();
+  if (powers_.empty()) {
+    throw Error(Errc::bad_state, "no DRUM powers yet (DRUM_computePowers has not been called)");
+  }
+  const int leaf = tree.leaf_of_rank(rank_);
+  return powers_[leaf] / static_cast<double>(tree.node(leaf).ranks.size());
+}
+
+void DrumRuntime::print(std::FILE* out) const {
+  if (out == nullptr) out = stdout;
+  if (!model_) {
+    std::fprintf(out, "DRUM machine model: not initialized\n");
+    return;
+  }
+  std::fprintf(out, "DRUM machine model: %zu nodes, %zu computing, %zu ranks\n",
+               model_->nodes().size(), model_->leaves().size(), host_of_rank_.size());
+  print_subtree(out, model_->root());
+}
+
+void DrumRuntime::print_subtree(std::FILE* out, int number) const {
+  const MachineNode& node = model_->node(number);
+  std::fprintf(out, "%*s[%d] %s %s (%s) level %d leaves %d..%d", 2 * node.level + 2, "", number,
+               node_type_name(node.spec.type).data(), node.spec.name.c_str(),
+               node.spec.description.c_str(), node.level, node.leftmost_leaf, node.rightmost_leaf);
+  if (node.spec.type == NodeType::computing) {
+    std::fprintf(out, " MFLOPS %g ranks", node.spec.mflops);
+    for (int rank : node.ranks) std::fprintf(out, " %d", rank);
+    std::fprintf(out, " elected %d", node.elected_rank);
+  }
+  if (!powers_.empty()) std::fprintf(out, " power %.6f", powers_[number]);
+  std::fprintf(out, "\n");
+  for (int child : node.children) print_subtree(out, child);
+}
+
+void DrumRuntime::print_monitor_report() const {
+  std::printf("DRUM rank %d monitor: %.3f s, %d samples, u %.3f, load %.2f, agent %.6f s CPU\n",
+              rank_, report_->seconds, report_->samples, report_->process_utilization,
+              report_->load.one_minute, report_->agent_cpu_seconds);
+  for (std::size_t cpu = 0; cpu < report_->cpu_idle.size(); ++cpu) {
+    std::printf("DRUM rank %d   cpu%zu idle %.3f\n", rank_, cpu, report_->cpu_idle[cpu]);
+  }
+  for (const InterfaceActivity& interface : report_->interfaces) {
+    std::printf("DRUM rank %d   %s lambda %.0f mu %.0f octets/s capacity %.0f\n", rank_,
+                interface.name.c_str(), interface.in_rate, interface.out_rate, interface.capacity);
+  }
+}
+
+}  // namespace flexmpi::machine
