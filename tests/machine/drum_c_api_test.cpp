@@ -114,4 +114,37 @@ TEST_F(DrumCApi, AnXmlFileMissingThisHostIsFatalAndTheFlatModelStillWorks) {
   std::remove(params.c_str());
 }
 
+TEST_F(DrumCApi, HierarchicalXmlModelGivesTheWholeLoadToTheHostsWithRanks) {
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  // Fig. 3.5's shape: a router over this host and an idle host, beside another idle host.
+  const std::string path = "drum_c_api_tree_" + std::to_string(rank) + ".xml";
+  std::ofstream(path) << "<machinemodel numnode=\"5\">"
+                         "<node type=\"NETWORK_NODE\" name=\"0\" description=\"192.168.1.1\" "
+                         "childrenNum=\"2\" children=\"1;idle2;\" IsMonitorable=\"0\"/>"
+                         "<node type=\"NETWORK_NODE\" name=\"1\" description=\"192.168.2.2\" "
+                         "childrenNum=\"2\" children=\"here;idle1;\" IsMonitorable=\"0\"/>"
+                         "<node type=\"COMPUTING_NODE\" name=\"here\" description=\""
+                      << host
+                      << "\" childrenNum=\"0\" children=\";\" IsMonitorable=\"1\" MFLOPS=\"500\"/>"
+                         "<node type=\"COMPUTING_NODE\" name=\"idle1\" description=\"n12\" "
+                         "childrenNum=\"0\" children=\";\" IsMonitorable=\"1\"/>"
+                         "<node type=\"COMPUTING_NODE\" name=\"idle2\" description=\"n13\" "
+                         "childrenNum=\"0\" children=\";\" IsMonitorable=\"1\"/></machinemodel>";
+  EXPECT_EQ(DRUM_setParam(dmm_, "USE_FLAT_MODEL", "FALSE"), DRUM_OK);
+  EXPECT_EQ(DRUM_setParam(dmm_, "XML_TOPOLOGY_FILE", path.c_str()), DRUM_OK);
+  ASSERT_EQ(DRUM_initMachineModel(dmm_), DRUM_OK);
+  EXPECT_EQ(DRUM_setMonitoringFrequency(dmm_, 1), DRUM_OK);
+  const float part = monitored_part_size(0.3);
+  EXPECT_NEAR(part, 1.0 / size, 1e-6);  // the idle hosts run no process: no share
+  EXPECT_NEAR(sum_over_ranks(part), 1.0, 1e-5);
+  if (rank == 0) DRUM_printMachineModel(dmm_, nullptr);
+  std::remove(path.c_str());
+}
+
 }  // namespace
