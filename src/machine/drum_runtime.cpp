@@ -95,24 +95,18 @@ void DrumRuntime::set_monitoring_frequency_tenths(int tenths) {
 }
 
 std::string DrumRuntime::init() {
-  std::string warning;
-  std::vector<NodeSpec> specs;
-  std::string source = "flat model";
-  if (!parameters_.use_flat_model && !std::filesystem::exists(parameters_.xml_topology_file)) {
-    warning = "XML_TOPOLOGY_FILE '" + parameters_.xml_topology_file +
-              "' does not exist: using the flat model of the job's hosts";
-  } else if (!parameters_.use_flat_model) {
-    source = parameters_.xml_topology_file;
-    specs = read_machine_xml(source);
-  }
-  if (source == "flat model") specs = flat_model_specs(host_of_rank_);
-  MachineModel model(specs, source);
+  const std::string& file = parameters_.xml_topology_file;
+  const bool file_missing = !parameters_.use_flat_model && !std::filesystem::exists(file);
+  const bool flat = parameters_.use_flat_model || file_missing;
+  MachineModel model = flat ? MachineModel(flat_model_specs(host_of_rank_), "flat model")
+                            : MachineModel(read_machine_xml(file), file);
   model.attach_ranks(host_of_rank_);
   model_ = std::move(model);
   report_.reset();
   monitored_seconds_ = 0;
   powers_.clear();
-  return warning;
+  if (!file_missing) return "";
+  return "XML_TOPOLOGY_FILE '" + file + "' does not exist: using the flat model of the job's hosts";
 }
 
 const MachineModel& DrumRuntime::model() const {

@@ -1,6 +1,7 @@
 #include "machine/machine_model.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "flexmpi/error.hpp"
@@ -14,9 +15,10 @@ namespace {
 
 std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
 
-std::map<std::string, int, std::less<>> index_by_name(const std::vector<NodeSpec>& specs,
-                                                      std::string_view source) {
-  std::map<std::string, int, std::less<>> index;
+using NameIndex = std::map<std::string, int, std::less<>>;
+
+NameIndex index_by_name(const std::vector<NodeSpec>& specs, std::string_view source) {
+  NameIndex index;
   for (int i = 0; i < static_cast<int>(specs.size()); ++i) {
     if (!index.emplace(specs[i].name, i).second) {
       fail(source, "two nodes are named " + quoted(specs[i].name));
@@ -27,8 +29,8 @@ std::map<std::string, int, std::less<>> index_by_name(const std::vector<NodeSpec
 
 /// The parent of every spec (-1 for none), checking that each child name
 /// exists, that only network nodes have children and that no node has two parents.
-std::vector<int> parents_of(const std::vector<NodeSpec>& specs, std::string_view source) {
-  const auto index = index_by_name(specs, source);
+std::vector<int> parents_of(const std::vector<NodeSpec>& specs, const NameIndex& index,
+                            std::string_view source) {
   std::vector<int> parent(specs.size(), -1);
   for (int i = 0; i < static_cast<int>(specs.size()); ++i) {
     const NodeSpec& spec = specs[i];
@@ -87,8 +89,8 @@ std::string_view node_type_name(NodeType type) {
 
 MachineModel::MachineModel(const std::vector<NodeSpec>& specs, std::string_view source)
     : source_(source) {
-  const std::vector<int> parent = parents_of(specs, source);
-  const auto index = index_by_name(specs, source);
+  const NameIndex index = index_by_name(specs, source);
+  const std::vector<int> parent = parents_of(specs, index, source);
   std::vector<int> order;
   postfix(specs, index, single_root(specs, parent, source), order);
   if (order.size() != specs.size()) {

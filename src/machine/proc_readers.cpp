@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <ranges>
-#include <sstream>
 
 #include "flexmpi/error.hpp"
 
