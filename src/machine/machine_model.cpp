@@ -73,11 +73,11 @@ int single_root(const std::vector<NodeSpec>& specs, const std::vector<int>& pare
 }
 
 /// Appends the subtree of `spec` to `order` in postfix order (children left to right).
-void postfix(const std::vector<NodeSpec>& specs,
-             const std::map<std::string, int, std::less<>>& index, int spec,
+void postfix(const std::vector<NodeSpec>& specs, const NameIndex& index, int spec,
              std::vector<int>& order) {
-  for (const std::string& child : specs[spec].children)
+  for (const std::string& child : specs[spec].children) {
     postfix(specs, index, index.at(child), order);
+  }
   order.push_back(spec);
 }
 
