@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <limits>
 #include <numeric>
 
 #include "flexmpi/error.hpp"
@@ -14,21 +12,7 @@
 
 namespace flexmpi::machine {
 
-/// Sent as doubles through one MPI_Allgather. The node-wide measures (idle
-/// time, interfaces) are meaningful only from the node's elected process.
-struct DrumRuntime::RankMeasures {
-  double utilization = 0;    ///< u_{n,j}
-  double idle_sum = 0;       ///< Σ_t i_t over the node's CPUs
-  double communication = 0;  ///< c_n, NaN when unknown
-  double caf = 0;            ///< CAF_n
-};
-
 namespace {
-
-// w_dyn of the early processing power reaches its bound after a minute of
-// monitoring; the bound keeps half the weight on the benchmark (3.1.2.1).
-constexpr double kEarlyFormSecondsToBound = 60.0;
-constexpr double kEarlyFormDynamicBound = 0.5;
 
 std::vector<std::string> gather_host_names(MPI_Comm comm, int size) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -142,9 +126,8 @@ void DrumRuntime::stop_monitoring() {
   if (parameters_.debug_level >= 4) print_monitor_report();
 }
 
-DrumRuntime::RankMeasures DrumRuntime::local_measures() const {
+RankMeasures DrumRuntime::local_measures() const {
   RankMeasures mine;
-  mine.communication = std::numeric_limits<double>::quiet_NaN();
   if (!report_) {  // no monitoring yet: a dedicated node, every CPU idle
     mine.idle_sum = cpus_of_rank_[rank_];
     return mine;
@@ -158,50 +141,16 @@ DrumRuntime::RankMeasures DrumRuntime::local_measures() const {
   return mine;
 }
 
-std::vector<NodeMeasures> DrumRuntime::leaf_measures(const std::vector<RankMeasures>& all) const {
-  const MachineModel& tree = model();
-  double best_rating = 0;
-  for (int leaf : tree.leaves()) best_rating = std::max(best_rating, tree.node(leaf).spec.mflops);
-  const double dynamic_weight =
-      growing_dynamic_weight(monitored_seconds_, kEarlyFormSecondsToBound, kEarlyFormDynamicBound);
-  std::vector<NodeMeasures> measures(tree.nodes().size());
-  for (int leaf : tree.leaves()) {
-    const MachineNode& node = tree.node(leaf);
-    if (node.ranks.empty()) continue;  // no process there: no share of the load
-    std::vector<double> utilizations;
-    for (int rank : node.ranks) utilizations.push_back(all[rank].utilization);
-    const RankMeasures& elected = all[node.elected_rank];
-    // Only Σ_t i_t enters the formula, so the elected process sends the sum.
-    const std::vector<double> idle{elected.idle_sum};
-    double processing = node_processing_power(node.spec.mflops, utilizations, idle);
-    if (parameters_.early_processing_power) {
-      const double exploitable = exploitable_idle_per_process(utilizations, idle);
-      processing = 0;
-      for (double u : utilizations) {
-        processing +=
-            early_processing_power(dynamic_weight, u, exploitable, node.spec.mflops / best_rating);
-      }
-    }
-    measures[leaf] = {.processing = processing,
-                      .communication = std::isnan(elected.communication)
-                                           ? std::nullopt
-                                           : std::optional(elected.communication),
-                      .caf = elected.caf};
-  }
-  return measures;
-}
-
 void DrumRuntime::compute_powers() {
   const MachineModel& tree = model();
+  // RankMeasures is four doubles: one Allgather carries every process's measures.
   constexpr int kMeasureCount = sizeof(RankMeasures) / sizeof(double);
   const RankMeasures mine = local_measures();
   std::vector<RankMeasures> all(host_of_rank_.size());
   check_mpi(PMPI_Allgather(&mine, kMeasureCount, MPI_DOUBLE, all.data(), kMeasureCount, MPI_DOUBLE,
                            comm_),
             "MPI_Allgather (DRUM measures)");
-  std::vector<NodeMeasures> measures = leaf_measures(all);
-  sum_measures_up_the_tree(tree, measures);
-  powers_ = node_powers(tree, measures, parameters_.communication_weight);
+  powers_ = model_powers(tree, all, parameters_, monitored_seconds_);
   if (parameters_.debug_level >= 1 && rank_ == 0) print(stdout);
   if (parameters_.debug_level >= 2) {
     std::printf("DRUM rank %d on %s: part size %.6f\n", rank_, host_of_rank_[rank_].c_str(),
@@ -214,8 +163,7 @@ double DrumRuntime::local_part_size() const {
   if (powers_.empty()) {
     throw Error(Errc::bad_state, "no DRUM powers yet (DRUM_computePowers has not been called)");
   }
-  const int leaf = tree.leaf_of_rank(rank_);
-  return powers_[leaf] / static_cast<double>(tree.node(leaf).ranks.size());
+  return part_sizes(tree, powers_)[rank_];
 }
 
 void DrumRuntime::print(std::FILE* out) const {

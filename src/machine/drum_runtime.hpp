@@ -15,6 +15,7 @@
 
 #include "machine/drum_parameters.hpp"
 #include "machine/machine_model.hpp"
+#include "machine/model_powers.hpp"
 #include "machine/resource_monitor.hpp"
 
 namespace flexmpi::machine {
@@ -56,12 +57,8 @@ class DrumRuntime {
   void print(std::FILE* out) const;
 
  private:
-  /// What one rank contributes to the power computation (see compute_powers).
-  struct RankMeasures;
-
   [[nodiscard]] const MachineModel& model() const;
   [[nodiscard]] RankMeasures local_measures() const;
-  [[nodiscard]] std::vector<NodeMeasures> leaf_measures(const std::vector<RankMeasures>& all) const;
   void print_subtree(std::FILE* out, int node) const;
   void print_monitor_report() const;
 

@@ -60,6 +60,8 @@ class MachineModel {
   [[nodiscard]] int root() const { return static_cast<int>(nodes_.size()) - 1; }
   /// Numbers of the computing nodes, left to right (the `leaves` list of A.1).
   [[nodiscard]] const std::vector<int>& leaves() const { return leaves_; }
+  /// Number of ranks attached (attach_ranks).
+  [[nodiscard]] int rank_count() const { return static_cast<int>(leaf_of_rank_.size()); }
   /// Number of the computing node rank `rank` runs on.
   [[nodiscard]] int leaf_of_rank(int rank) const { return leaf_of_rank_.at(rank); }
 
