@@ -94,10 +94,10 @@ std::string DrumRuntime::init() {
 }
 
 const MachineModel& DrumRuntime::model() const {
-  if (!model_)
+  if (!model_) {
     throw Error(Errc::bad_state,
-                "the machine model is not initialized "
-                "(DRUM_initMachineModel has not succeeded)");
+                "the machine model is not initialized (DRUM_initMachineModel has not succeeded)");
+  }
   return *model_;
 }
 
@@ -106,8 +106,9 @@ std::string DrumRuntime::start_monitoring() {
   if (!parameters_.use_dynamic_monitoring) {
     return "USE_DYNAMIC_MONITORING=0: no monitoring, powers come from the benchmarks";
   }
-  if (monitor_ && monitor_->running())
+  if (monitor_ && monitor_->running()) {
     throw Error(Errc::bad_state, "DRUM monitoring is already running");
+  }
   const bool elected = tree.node(tree.leaf_of_rank(rank_)).elected_rank == rank_;
   monitor_ = std::make_unique<ResourceMonitor>(
       MonitorOptions{.period = parameters_.monitoring_period,
@@ -143,8 +144,9 @@ RankMeasures DrumRuntime::local_measures() const {
 
 void DrumRuntime::compute_powers() {
   const MachineModel& tree = model();
-  // RankMeasures is four doubles: one Allgather carries every process's measures.
-  constexpr int kMeasureCount = sizeof(RankMeasures) / sizeof(double);
+  // One Allgather of plain doubles carries every process's measures.
+  constexpr int kMeasureCount = 4;
+  static_assert(sizeof(RankMeasures) == kMeasureCount * sizeof(double));
   const RankMeasures mine = local_measures();
   std::vector<RankMeasures> all(host_of_rank_.size());
   check_mpi(PMPI_Allgather(&mine, kMeasureCount, MPI_DOUBLE, all.data(), kMeasureCount, MPI_DOUBLE,
