@@ -17,7 +17,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   mpich libmpich-dev
   # numerical and machine-model libraries (partitioners, policies, DRUM)
-  libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev
+  libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev libpugixml-dev
   # C++ libraries used by the library and the tools
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   # tests and benchmarks

@@ -1,0 +1,118 @@
+#include "machine/machine_xml.hpp"
+
+#include <charconv>
+#include <pugixml.hpp>
+#include <ranges>
+
+#include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
+
+namespace flexmpi::machine {
+namespace {
+
+class XmlReader {
+ public:
+  explicit XmlReader(std::string_view source) : source_(source) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(Errc::invalid_argument, source_ + ": " + what);
+  }
+
+  std::string required(const pugi::xml_node& element, const char* attribute,
+                       const std::string& where) const {
+    const pugi::xml_attribute found = element.attribute(attribute);
+    if (!found) fail(where + ": attribute " + attribute + " is missing");
+    return found.value();
+  }
+
+  template <typename Number>
+  Number number(const std::string& text, const char* attribute, const std::string& where) const {
+    Number value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) {
+      fail(where + ": attribute " + attribute + "=\"" + text + "\" is not a number");
+    }
+    return value;
+  }
+
+  NodeSpec node(const pugi::xml_node& element, int position) const;
+
+ private:
+  std::string source_;
+};
+
+NodeType node_type(const XmlReader& reader, const std::string& type, const std::string& where) {
+  if (type == node_type_name(NodeType::network)) return NodeType::network;
+  if (type == node_type_name(NodeType::computing)) return NodeType::computing;
+  reader.fail(where + ": unknown node type \"" + type +
+              "\" (expected NETWORK_NODE or COMPUTING_NODE)");
+}
+
+/// "1;2;" -> {"1", "2"}: the children list of Fig. 3.5, ';'-terminated.
+std::vector<std::string> split_children(std::string_view list) {
+  std::vector<std::string> children;
+  for (const auto part : std::views::split(list, ';')) {
+    if (!part.empty()) children.emplace_back(part.begin(), part.end());
+  }
+  return children;
+}
+
+NodeSpec XmlReader::node(const pugi::xml_node& element, int position) const {
+  const std::string where =
+      "node " + std::to_string(position) + " (name=\"" + element.attribute("name").value() + "\")";
+  NodeSpec spec;
+  spec.name = required(element, "name", where);
+  spec.type = node_type(*this, required(element, "type", where), where);
+  spec.description = required(element, "description", where);
+  spec.children = split_children(element.attribute("children").value());
+  const int declared = number<int>(required(element, "childrenNum", where), "childrenNum", where);
+  if (declared != static_cast<int>(spec.children.size())) {
+    fail(where + ": childrenNum=\"" + std::to_string(declared) + "\" but children=\"" +
+         element.attribute("children").value() + "\" lists " +
+         std::to_string(spec.children.size()));
+  }
+  if (const auto monitorable = element.attribute("IsMonitorable")) {
+    spec.monitorable = number<int>(monitorable.value(), "IsMonitorable", where) != 0;
+  }
+  if (const auto mflops = element.attribute("MFLOPS")) {
+    spec.mflops = number<double>(mflops.value(), "MFLOPS", where);
+    if (!(spec.mflops > 0)) fail(where + ": MFLOPS must be positive");
+  }
+  return spec;
+}
+
+}  // namespace
+
+std::vector<NodeSpec> parse_machine_xml(std::string_view text, std::string_view source) {
+  const XmlReader reader(source);
+  pugi::xml_document document;
+  const pugi::xml_parse_result parsed = document.load_buffer(text.data(), text.size());
+  if (!parsed) {
+    reader.fail(std::string("malformed XML at offset ") + std::to_string(parsed.offset) + ": " +
+                parsed.description());
+  }
+  const pugi::xml_node model = document.child("machinemodel");
+  if (!model) reader.fail("no <machinemodel> element");
+  std::vector<NodeSpec> specs;
+  for (const pugi::xml_node& element : model.children()) {
+    if (element.type() != pugi::node_element) continue;
+    if (std::string_view(element.name()) != "node") {
+      reader.fail(std::string("unexpected element <") + element.name() + "> in <machinemodel>");
+    }
+    specs.push_back(reader.node(element, static_cast<int>(specs.size()) + 1));
+  }
+  if (const auto numnode = model.attribute("numnode")) {
+    const int declared = reader.number<int>(numnode.value(), "numnode", "<machinemodel>");
+    if (declared != static_cast<int>(specs.size())) {
+      reader.fail("<machinemodel numnode=\"" + std::to_string(declared) + "\"> but it holds " +
+                  std::to_string(specs.size()) + " <node> elements");
+    }
+  }
+  return specs;
+}
+
+std::vector<NodeSpec> read_machine_xml(const std::string& path) {
+  return parse_machine_xml(read_text_file(path, "DRUM XML topology", Errc::bad_config), path);
+}
+
+}  // namespace flexmpi::machine
