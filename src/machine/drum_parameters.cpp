@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/split.hpp"
 
 namespace flexmpi::machine {
 namespace {
@@ -166,9 +167,9 @@ std::vector<std::pair<std::string, std::string>> parse_parameter_file(std::strin
                                                                       std::string_view source) {
   std::vector<std::pair<std::string, std::string>> pairs;
   int line_number = 0;
-  for (const auto line_range : std::views::split(text, '\n')) {
+  for (const std::string_view line_text : split(text, '\n')) {
     ++line_number;
-    std::string line(line_range.begin(), line_range.end());
+    std::string line(line_text);
     line = line.substr(0, line.find('#'));
     std::istringstream words(line);
     std::string name, value, extra;

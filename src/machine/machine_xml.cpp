@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <pugixml.hpp>
-#include <ranges>
 
 #include "flexmpi/error.hpp"
+#include "util/split.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi::machine {
@@ -51,8 +51,8 @@ NodeType node_type(const XmlReader& reader, const std::string& type, const std::
 /// "1;2;" -> {"1", "2"}: the children list of Fig. 3.5, ';'-terminated.
 std::vector<std::string> split_children(std::string_view list) {
   std::vector<std::string> children;
-  for (const auto part : std::views::split(list, ';')) {
-    if (!part.empty()) children.emplace_back(part.begin(), part.end());
+  for (const std::string_view part : split(list, ';')) {
+    if (!part.empty()) children.emplace_back(part);
   }
   return children;
 }

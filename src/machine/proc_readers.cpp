@@ -2,25 +2,18 @@
 
 #include <algorithm>
 #include <charconv>
-#include <ranges>
 
 #include "flexmpi/error.hpp"
+#include "util/split.hpp"
 
 namespace flexmpi::machine {
 namespace {
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  for (const auto line : std::views::split(text, '\n'))
-    lines.emplace_back(line.begin(), line.end());
-  return lines;
-}
+std::vector<std::string_view> lines_of(std::string_view text) { return split(text, '\n'); }
 
 std::vector<std::string_view> words_of(std::string_view line) {
-  std::vector<std::string_view> words;
-  for (const auto word : std::views::split(line, ' ')) {
-    if (!word.empty()) words.emplace_back(word.begin(), word.end());
-  }
+  std::vector<std::string_view> words = split(line, ' ');
+  std::erase_if(words, [](std::string_view word) { return word.empty(); });
   return words;
 }
 
