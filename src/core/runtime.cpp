@@ -41,8 +41,8 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
             : emulated_speeds;
     speeds.assign(by_class.begin(), by_class.end());
   }
-  const SpeedEmulator emulator = SpeedEmulator::for_rank(
-      speeds, rank, [this] { return state_->work(); }, config_.emulate_mode);
+  emulator_ = std::make_unique<SpeedEmulator>(SpeedEmulator::for_rank(
+      speeds, rank, [this] { return state_->work(); }, config_.emulate_mode));
   MetricContext metric_context;
   metric_context.current_work = [this] { return state_->work(); };
   // Which metric is in use is worth a line only to who asks (FLEXMPI_LOG_LEVEL=debug):
@@ -51,16 +51,17 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
     if (rank == 0) context_->log().debug(message);
   };
   metric_ = make_metric(config_.metric, metric_context);
-  monitor_ =
-      std::make_unique<Monitor>(*metric_, comm_profile_, emulator, config_.sampling_interval);
+  monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_,
+                                       emulator_->active() ? emulator_.get() : nullptr,
+                                       config_.sampling_interval);
   controller_ = std::make_unique<AdaptationController>(config_, *context_, *state_, *monitor_,
                                                        std::string(metric_->name()));
   processes_ = std::make_unique<ProcessManager>(config_, *context_, *state_, *controller_,
                                                 [] { Runtime::abandon(); });
   controller_->attach(*processes_);
-  if (emulator.active()) {
+  if (emulator_->active()) {
     context_->log().info("emulating a processing element of relative speed {}",
-                         emulator.describe());
+                         emulator_->describe());
   }
   const int size = context_->size();
   if (rank == 0 && !speeds.empty() && speeds.size() < static_cast<std::size_t>(size)) {

@@ -25,6 +25,7 @@
 #include "core/context.hpp"
 #include "core/decomposition_state.hpp"
 #include "core/row_block.hpp"
+#include "emulation/speed_emulator.hpp"
 #include "monitoring/metric.hpp"
 #include "monitoring/monitor.hpp"
 #include "profiling/comm_profile.hpp"
@@ -58,6 +59,8 @@ class Runtime {
   [[nodiscard]] MPI_Comm library_comm() const { return context_->library_comm(); }
   CommProfile& comm_profile() { return comm_profile_; }
   Monitor& monitor() { return *monitor_; }
+  /// This process's emulated speed (SPEC section 6); inactive at full speed.
+  SpeedEmulator& emulator() { return *emulator_; }
   spdlog::logger& log() { return context_->log(); }
   Context& context() { return *context_; }
   /// The decomposition, the registered data and the work units.
@@ -104,6 +107,7 @@ class Runtime {
   std::unique_ptr<Context> context_;
   std::unique_ptr<DecompositionState> state_;
   std::unique_ptr<MetricBackend> metric_;
+  std::unique_ptr<SpeedEmulator> emulator_;
   std::unique_ptr<Monitor> monitor_;
   std::unique_ptr<AdaptationController> controller_;
   std::unique_ptr<ProcessManager> processes_;

@@ -37,6 +37,8 @@
 #include <string_view>
 #include <vector>
 
+#include "monitoring/iteration_hook.hpp"
+
 namespace flexmpi {
 
 /// Relative speed of an emulated core as a function of the work units x of
@@ -137,8 +139,8 @@ class UnitTimeEstimate {
   double units_ = -1.0;         // work of the samples in the window
 };
 
-/// The slowdown of one process.
-class SpeedEmulator {
+/// The slowdown of one process; Monitor calls it at the end of every iteration.
+class SpeedEmulator : public IterationHook {
  public:
   /// Work units of this process's partition now (the runtime's work()).
   using WorkSource = std::function<double()>;
@@ -170,6 +172,12 @@ class SpeedEmulator {
   bool slow_down(double computation_seconds);
   /// The same for a partition of `work_units` given by the caller.
   bool slow_down(double computation_seconds, double work_units);
+
+  /// IterationHook: slow_down() if active, and sleeps().
+  bool after_computation(double computation_seconds) override {
+    return active() && slow_down(computation_seconds);
+  }
+  [[nodiscard]] bool reports_cpu_as_wall() const override { return sleeps(); }
 
  private:
   SpeedFunction function_;

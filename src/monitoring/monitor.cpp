@@ -7,11 +7,11 @@
 
 namespace flexmpi {
 
-Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, SpeedEmulator emulator,
+Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
                  int sampling_interval)
     : metric_(metric),
       profile_(profile),
-      emulator_(emulator),
+      hook_(hook),
       sampling_interval_(sampling_interval),
       stopwatch_(profile),
       interval_start_operations_(profile.records()) {}
@@ -37,10 +37,10 @@ void Monitor::begin(std::span<const std::string> events) {
 IterationSample Monitor::end(std::span<long long> counts) {
   if (!open_) throw Error(Errc::bad_state, "no iteration is being monitored");
   IterationSample sample;
-  if (emulator_.active()) {
+  if (hook_ != nullptr) {
     // The emulated slower core needs more time for the computation only,
     // not for the communication (SPEC section 6).
-    sample.emulation_late = emulator_.slow_down(stopwatch_.computation());
+    sample.emulation_late = hook_->after_computation(stopwatch_.computation());
   }
   metric_.stop(counts_);
   sample.cpu = cpu_seconds() - cpu_start_;
@@ -50,7 +50,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
   // (and, with several ranks per core, its real work's preemptions) would
   // read as a shared PE. Its computation is still wall - MPI.
-  if (emulator_.sleeps()) sample.cpu = sample.wall;
+  if (hook_ != nullptr && hook_->reports_cpu_as_wall()) sample.cpu = sample.wall;
   // MPI time is read from the PMPI wrappers' TSC timer, wall time from
   // CLOCK_MONOTONIC; their calibrated rates differ by ~1e-5, so an iteration
   // that is all MPI could show a few ns more MPI than wall time.

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "emulation/speed_emulator.hpp"
 #include "monitoring/computation_stopwatch.hpp"
 #include "monitoring/interval.hpp"
+#include "monitoring/iteration_hook.hpp"
 #include "monitoring/metric.hpp"
 #include "profiling/comm_profile.hpp"
 
@@ -17,7 +17,8 @@ namespace flexmpi {
 
 class Monitor {
  public:
-  Monitor(MetricBackend& metric, const CommProfile& profile, SpeedEmulator emulator,
+  /// `hook` (may be null) runs at the end of every iteration (the emulation).
+  Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
           int sampling_interval);
 
   /// Opens an iteration. `events` are names whose counts end() will return;
@@ -32,8 +33,6 @@ class Monitor {
   [[nodiscard]] bool interval_complete() const { return current_.iterations >= sampling_interval_; }
   [[nodiscard]] long long iterations_monitored() const { return iterations_; }
   [[nodiscard]] const MetricBackend& metric() const { return metric_; }
-  [[nodiscard]] const SpeedEmulator& emulator() const { return emulator_; }
-  SpeedEmulator& emulator() { return emulator_; }
 
   /// Sums over every iteration monitored since start-up.
   [[nodiscard]] const ProcessInterval& totals() const { return totals_; }
@@ -52,7 +51,7 @@ class Monitor {
  private:
   MetricBackend& metric_;
   const CommProfile& profile_;
-  SpeedEmulator emulator_;
+  IterationHook* hook_;
   int sampling_interval_;
 
   bool open_ = false;

@@ -27,7 +27,7 @@ double process_cpu_seconds() {
 }
 
 TEST(EmulateSleep, OnlyTheListedRankSleeps) {
-  const SpeedEmulator& emulator = runtime().monitor().emulator();
+  const SpeedEmulator& emulator = runtime().emulator();
   EXPECT_EQ(runtime().config().emulate_mode, EmulationMode::sleep);
   EXPECT_EQ(emulator.sleeps(), world_rank() == 1);
 }

@@ -41,7 +41,7 @@ std::vector<double> run_interval(double heavy_factor) {
 TEST(EmulateSleepCrowded, EveryRankComputesItsEmulatedTime) {
   ASSERT_EQ(world_size(), 6);
   ASSERT_EQ(runtime().config().sampling_interval, 10);
-  ASSERT_TRUE(runtime().monitor().emulator().sleeps());
+  ASSERT_TRUE(runtime().emulator().sleeps());
   ASSERT_EQ(runtime().monitor().iterations_monitored() % 10, 0);
 
   // The emulated time of an iteration is the documented target (UnitTimeEstimate:

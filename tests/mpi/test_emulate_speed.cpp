@@ -15,7 +15,7 @@ namespace flexmpi::test {
 namespace {
 
 TEST(EmulateSpeed, OnlyTheListedRankIsSlowedDown) {
-  const SpeedEmulator& emulator = runtime().monitor().emulator();
+  const SpeedEmulator& emulator = runtime().emulator();
   if (world_rank() == 1) {
     EXPECT_TRUE(emulator.active());
     EXPECT_DOUBLE_EQ(emulator.speed(), 0.5);

@@ -1,0 +1,21 @@
+// What runs at the end of a monitored iteration, between its computation and
+// the reading of its times. The emulation of a slower processing element
+// (SPEC section 6, src/emulation) is one: Monitor calls it without knowing it,
+// so measuring does not depend on emulating.
+#pragma once
+
+namespace flexmpi {
+
+class IterationHook {
+ public:
+  virtual ~IterationHook() = default;
+  /// Called with the iteration's computation time so far (wall - MPI,
+  /// seconds); may wait. Returns true if the iteration ran late
+  /// (IterationSample::emulation_late).
+  virtual bool after_computation(double computation_seconds) = 0;
+  /// true if the process's CPU time is not its PE's (it sleeps instead of
+  /// computing): Monitor then reports CPU time = wall time.
+  [[nodiscard]] virtual bool reports_cpu_as_wall() const = 0;
+};
+
+}  // namespace flexmpi
