@@ -2,6 +2,7 @@
 
 #include "flexmpi/error.hpp"
 #include "monitoring/metric.hpp"
+#include "util/split.hpp"
 
 namespace flexmpi {
 
@@ -19,18 +20,6 @@ const std::vector<MetricDescriptor>& metric_backends() {
 
 namespace {
 
-std::vector<std::string> split_events(std::string_view list) {
-  std::vector<std::string> events;
-  std::size_t start = 0;
-  for (;;) {
-    const auto comma = list.find(',', start);
-    events.emplace_back(
-        list.substr(start, comma == std::string_view::npos ? comma : comma - start));
-    if (comma == std::string_view::npos) return events;
-    start = comma + 1;
-  }
-}
-
 const MetricDescriptor* find_backend(std::string_view name) {
   const auto& all = metric_backends();
   const auto found = std::find_if(all.begin(), all.end(),
@@ -40,31 +29,45 @@ const MetricDescriptor* find_backend(std::string_view name) {
 
 }  // namespace
 
-std::unique_ptr<MetricBackend> make_metric(std::string_view setting, MetricContext context) {
-  if (setting == "work") return make_work_metric(context);
-  const bool automatic = setting == "auto";
+// FLEXMPI_METRIC=auto: PAPI_FP_OPS where it can be counted, else work units.
+std::unique_ptr<MetricBackend> make_automatic_metric(MetricContext context) {
   const MetricDescriptor* papi = find_backend("papi");
-  if (automatic) {
-    if (papi == nullptr) {
-      context.log("speed metric: work units per second (flexmpi was built without PAPI)");
-      return make_work_metric(context);
-    }
-    context.events = {"PAPI_FP_OPS"};
-    try {
-      return papi->create(context);
-    } catch (const Error& e) {
-      context.log("speed metric: work units per second (PAPI_FP_OPS cannot be counted here: " +
-                  std::string(e.what()) + ")");
-      return make_work_metric(context);
-    }
-  }
   if (papi == nullptr) {
+    context.log("speed metric: work units per second (flexmpi was built without PAPI)");
+    return make_work_metric(context);
+  }
+  context.events = {"PAPI_FP_OPS"};
+  try {
+    return papi->create(context);
+  } catch (const Error& e) {
+    context.log("speed metric: work units per second (PAPI_FP_OPS cannot be counted here: " +
+                std::string(e.what()) + ")");
+    return make_work_metric(context);
+  }
+}
+
+std::unique_ptr<MetricBackend> make_metric(std::string_view setting, MetricContext context) {
+  if (setting == "auto") return make_automatic_metric(context);
+  // "<backend>" or "<backend>:<event>[,<event>...]", the backend from the table.
+  const std::string_view kind = setting.substr(0, setting.find(':'));
+  const MetricDescriptor* backend = find_backend(kind);
+  if (backend == nullptr && kind == "papi") {
     throw Error(Errc::unsupported, "FLEXMPI_METRIC='" + std::string(setting) +
                                        "' needs PAPI, but flexmpi was built without it");
   }
-  context.events = split_events(setting.substr(setting.find(':') + 1));
+  if (backend == nullptr) {
+    std::string known = "auto";
+    for (const MetricDescriptor& d : metric_backends()) known += ", " + std::string(d.name);
+    throw Error(Errc::bad_config,
+                "FLEXMPI_METRIC='" + std::string(setting) + "': expected one of " + known);
+  }
+  if (kind.size() < setting.size()) {
+    for (const std::string_view event : split(setting.substr(kind.size() + 1), ',')) {
+      context.events.emplace_back(event);
+    }
+  }
   try {
-    return papi->create(context);
+    return backend->create(context);
   } catch (const Error& e) {
     throw Error(e.code(), "FLEXMPI_METRIC='" + std::string(setting) + "': " + e.what());
   }

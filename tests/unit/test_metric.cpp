@@ -146,5 +146,19 @@ TEST(AutoMetric, FallsBackToWorkAndLogsWhereCountersAreMissing) {
   EXPECT_THAT(ctx.logged[0], HasSubstr("work"));
 }
 
+TEST(MetricRegistry, UnknownBackendIsRefusedWithTheKnownOnes) {
+  Context ctx;
+  try {
+    make_metric("flops", ctx.make());
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_config);
+    EXPECT_THAT(e.what(), HasSubstr("'flops'"));
+    for (const MetricDescriptor& backend : metric_backends()) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string(backend.name)));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flexmpi
