@@ -68,6 +68,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -104,11 +105,15 @@ struct Band {
   int algorithm;
 };
 
-int pick(double bytes, std::initializer_list<Band> bands) {
+int pick(double bytes, std::span<const Band> bands) {
   for (const Band& band : bands) {
     if (bytes < band.below) return band.algorithm;
   }
-  return (bands.end() - 1)->algorithm;
+  return bands.back().algorithm;
+}
+
+int pick(double bytes, std::initializer_list<Band> bands) {
+  return pick(bytes, std::span<const Band>(bands.begin(), bands.size()));
 }
 
 // Transcribed from coll_tuned_decision_fixed.c (Open MPI v4.1.x), rows for
@@ -119,16 +124,9 @@ int pick(double bytes, std::initializer_list<Band> bands) {
 // 6 binomial 7 knomial 8 scatter_allgather
 int bcast_algorithm(double m, int p) {
   if (p < 4) {
-    return pick(m, {{32, 3},
-                    {256, 5},
-                    {512, 3},
-                    {1024, 7},
-                    {32768, 1},
-                    {131072, 5},
-                    {262144, 2},
-                    {524288, 1},
-                    {1048576, 6},
-                    {kInf, 5}});
+    constexpr Band kBands[] = {{32, 3},     {256, 5},    {512, 3},    {1024, 7},    {32768, 1},
+                               {131072, 5}, {262144, 2}, {524288, 1}, {1048576, 6}, {kInf, 5}};
+    return pick(m, kBands);
   }
   if (p < 8) {
     return pick(m, {{64, 5}, {128, 6}, {2048, 5}, {8192, 6}, {1048576, 1}, {kInf, 2}});
@@ -168,16 +166,9 @@ int allreduce_algorithm(double m, int p) {
 // 1 linear 2 pairwise 3 modified_bruck 4 linear_sync 5 two_proc
 int alltoall_algorithm(double m, int p) {
   if (p == 2) {
-    return pick(m, {{2, 2},
-                    {4, 5},
-                    {16, 2},
-                    {64, 5},
-                    {256, 2},
-                    {4096, 5},
-                    {32768, 2},
-                    {262144, 4},
-                    {1048576, 5},
-                    {kInf, 2}});
+    constexpr Band kBands[] = {{2, 2},    {4, 5},     {16, 2},     {64, 5},      {256, 2},
+                               {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}, {kInf, 2}};
+    return pick(m, kBands);
   }
   if (p < 8) {
     return pick(m, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {kInf, 1}});
