@@ -18,6 +18,8 @@ packages=(
   mpich libmpich-dev
   # numerical and machine-model libraries (partitioners, policies, DRUM)
   libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev libpugixml-dev
+  # flexmpi-drum-config's capability benchmark (dgesv) and the Zoltan example of DRUM
+  liblapack-dev libtrilinos-zoltan-dev
   # C++ libraries used by the library and the tools
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   # tests and benchmarks

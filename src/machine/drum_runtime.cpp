@@ -12,9 +12,9 @@
 
 namespace flexmpi::machine {
 
-namespace {
-
-std::vector<std::string> gather_host_names(MPI_Comm comm, int size) {
+std::vector<std::string> gather_host_names(MPI_Comm comm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   check_mpi(PMPI_Get_processor_name(name, &length), "MPI_Get_processor_name");
@@ -27,14 +27,12 @@ std::vector<std::string> gather_host_names(MPI_Comm comm, int size) {
   return hosts;
 }
 
-}  // namespace
-
 DrumRuntime::DrumRuntime(MPI_Comm comm, int debug_level) {
   check_mpi(PMPI_Comm_dup(comm, &comm_), "MPI_Comm_dup (DRUM)");
   int size = 0;
   PMPI_Comm_rank(comm_, &rank_);
   PMPI_Comm_size(comm_, &size);
-  host_of_rank_ = gather_host_names(comm_, size);
+  host_of_rank_ = gather_host_names(comm_);
   const int cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   cpus_of_rank_.resize(size);
   check_mpi(PMPI_Allgather(&cpus, 1, MPI_INT, cpus_of_rank_.data(), 1, MPI_INT, comm_),

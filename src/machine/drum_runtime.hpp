@@ -20,6 +20,10 @@
 
 namespace flexmpi::machine {
 
+/// Collective over `comm`: every rank's MPI_Get_processor_name, by rank (the
+/// host names DRUM matches computing nodes by).
+std::vector<std::string> gather_host_names(MPI_Comm comm);
+
 class DrumRuntime {
  public:
   /// Collective over `comm`: duplicates it (DRUM never communicates on the

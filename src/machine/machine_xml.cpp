@@ -1,7 +1,9 @@
 #include "machine/machine_xml.hpp"
 
+#include <array>
 #include <charconv>
 #include <pugixml.hpp>
+#include <sstream>
 
 #include "flexmpi/error.hpp"
 #include "util/split.hpp"
@@ -81,7 +83,52 @@ NodeSpec XmlReader::node(const pugi::xml_node& element, int position) const {
   return spec;
 }
 
+/// The shortest text that reads back as the same double.
+std::string shortest_text(double value) {
+  std::array<char, 32> text{};
+  const auto end = std::to_chars(text.data(), text.data() + text.size(), value).ptr;
+  return {text.data(), end};
+}
+
+/// "1;2;": the ';'-terminated children list of Fig. 3.5 (";" for a leaf).
+std::string children_list(const std::vector<std::string>& children) {
+  if (children.empty()) return ";";
+  std::string list;
+  for (const std::string& child : children) list += child + ";";
+  return list;
+}
+
+void write_node(pugi::xml_node element, const NodeSpec& spec) {
+  element.append_attribute("type") = std::string(node_type_name(spec.type)).c_str();
+  element.append_attribute("name") = spec.name.c_str();
+  element.append_attribute("description") = spec.description.c_str();
+  element.append_attribute("childrenNum") = static_cast<int>(spec.children.size());
+  element.append_attribute("children") = children_list(spec.children).c_str();
+  element.append_attribute("IsMonitorable") = spec.monitorable ? 1 : 0;
+  if (spec.type == NodeType::computing) {
+    element.append_attribute("MFLOPS") = shortest_text(spec.mflops).c_str();
+  }
+}
+
 }  // namespace
+
+std::string write_machine_xml(const std::vector<NodeSpec>& specs,
+                              const std::vector<ExtraAttributes>& extra) {
+  pugi::xml_document document;
+  pugi::xml_node model = document.append_child("machinemodel");
+  model.append_attribute("numnode") = static_cast<int>(specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    pugi::xml_node element = model.append_child("node");
+    write_node(element, specs[i]);
+    if (i >= extra.size()) continue;
+    for (const auto& [name, value] : extra[i]) {
+      element.append_attribute(name.c_str()) = value.c_str();
+    }
+  }
+  std::ostringstream text;
+  document.save(text, "  ");
+  return text.str();
+}
 
 std::vector<NodeSpec> parse_machine_xml(std::string_view text, std::string_view source) {
   const XmlReader reader(source);

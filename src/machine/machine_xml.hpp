@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "machine/machine_model.hpp"
@@ -28,5 +29,15 @@ std::vector<NodeSpec> parse_machine_xml(std::string_view text, std::string_view 
 /// Reads and parses an XML machine description; Error(bad_config) if the file
 /// cannot be read.
 std::vector<NodeSpec> read_machine_xml(const std::string& path);
+
+/// Attributes written after those of Fig. 3.5 (name, value); the reader
+/// ignores them. flexmpi-drum-config records a host's hardware this way.
+using ExtraAttributes = std::vector<std::pair<std::string, std::string>>;
+
+/// The text of a machine description in the format parse_machine_xml reads:
+/// one <node> per spec, in order, with MFLOPS on computing nodes, and
+/// `extra[i]` (when given) after the attributes of specs[i].
+std::string write_machine_xml(const std::vector<NodeSpec>& specs,
+                              const std::vector<ExtraAttributes>& extra = {});
 
 }  // namespace flexmpi::machine

@@ -1,5 +1,8 @@
 #include "machine/proc_readers.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 
@@ -35,6 +38,17 @@ bool is_per_cpu_line(std::string_view line) {
 }
 
 }  // namespace
+
+std::string read_kernel_file(const std::string& path) {
+  std::string text;
+  const int descriptor = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (descriptor < 0) return text;
+  char buffer[4096];
+  ssize_t length = 0;
+  while ((length = read(descriptor, buffer, sizeof buffer)) > 0) text.append(buffer, length);
+  close(descriptor);
+  return text;
+}
 
 std::vector<CpuTimes> parse_proc_stat(std::string_view text) {
   std::vector<CpuTimes> cpus;

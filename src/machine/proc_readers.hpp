@@ -10,6 +10,11 @@
 
 namespace flexmpi::machine {
 
+/// The text of a kernel statistics file (/proc, /sys); empty if it cannot be
+/// read. Plain open/read: the agent reads a few small files per sample and
+/// should cost little.
+std::string read_kernel_file(const std::string& path);
+
 /// Cumulative time of one CPU, in clock ticks.
 struct CpuTimes {
   std::uint64_t idle = 0;   ///< idle + iowait

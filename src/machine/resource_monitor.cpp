@@ -1,8 +1,5 @@
 #include "machine/resource_monitor.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <ctime>
 #include <string>
 
@@ -10,19 +7,6 @@
 
 namespace flexmpi::machine {
 namespace {
-
-/// The text of a kernel statistics file; empty if it cannot be read. Plain
-/// open/read: the agent reads a few small files per sample and should cost little.
-std::string read_kernel_file(const std::string& path) {
-  std::string text;
-  const int descriptor = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (descriptor < 0) return text;
-  char buffer[4096];
-  ssize_t length = 0;
-  while ((length = read(descriptor, buffer, sizeof buffer)) > 0) text.append(buffer, length);
-  close(descriptor);
-  return text;
-}
 
 double thread_cpu_seconds() {
   timespec now{};

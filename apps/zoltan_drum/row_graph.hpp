@@ -1,0 +1,50 @@
+// The rows of a sparse matrix as the objects of a Zoltan graph: row i is
+// vertex i, its off-diagonal nonzeros are its edges. Each process owns some
+// rows; Zoltan reads them through the callbacks and moves them with its own
+// migration (pack, unpack, and a mid-migration step that drops what left).
+#pragma once
+
+#include <zoltan.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace flexmpi_zoltan_drum {
+
+/// One row: its nonzeros, by column (0-based).
+struct Row {
+  std::vector<int> columns;
+  std::vector<double> values;
+};
+
+class RowGraph {
+ public:
+  /// Collective: every process reads the Matrix Market file and keeps an
+  /// equal block of consecutive rows.
+  explicit RowGraph(const std::string& matrix_file);
+
+  [[nodiscard]] long long local_rows() const { return static_cast<long long>(rows_.size()); }
+  /// Sum modulo 2^64 of a hash of each owned row (its number, columns and
+  /// values): summed over the processes, it does not depend on who owns what.
+  [[nodiscard]] std::uint64_t checksum() const;
+  /// Computes y = A x on the owned rows again and again for `seconds`: the
+  /// work of the phase DRUM monitors.
+  void multiply_for(double seconds) const;
+
+  [[nodiscard]] const std::map<ZOLTAN_ID_TYPE, Row>& rows() const { return rows_; }
+  [[nodiscard]] std::map<ZOLTAN_ID_TYPE, Row>& rows() { return rows_; }
+  /// The process that owned `row` before any migration (the initial block).
+  [[nodiscard]] int initial_owner(ZOLTAN_ID_TYPE row) const;
+
+ private:
+  long long size_ = 0;
+  int processes_ = 1;
+  std::map<ZOLTAN_ID_TYPE, Row> rows_;
+};
+
+/// Registers the query and migration callbacks of `graph` on `zz`.
+void register_callbacks(Zoltan_Struct* zz, RowGraph& graph);
+
+}  // namespace flexmpi_zoltan_drum
