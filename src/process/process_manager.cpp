@@ -338,7 +338,9 @@ ResourceView ProcessManager::describe_resources() {
 ResourceView ProcessManager::resource_view(long long iteration) {
   ensure_process_table();
   return decide([&] {
-           scheduler().set_nodes(resources_->status(iteration).nodes);
+           SystemStatus status = resources_->status(iteration);
+           if (!status.warning.empty()) context_.log().warn("resources: {}", status.warning);
+           scheduler().set_nodes(std::move(status.nodes));
            return json(describe_resources());
          })
       .get<ResourceView>();
