@@ -30,6 +30,8 @@ packages=(
   python3 python3-matplotlib
   # outside load and core pinning for the non-dedicated experiments
   stress-ng util-linux
+  # a local Slurm cluster for the slurm resource manager (scripts/slurm-local.sh)
+  munge slurmctld slurmd slurm-client
 )
 
 missing=()

@@ -217,8 +217,8 @@ std::vector<SettingDescriptor> resource_settings() {
              parse_scheduling_policy(parse_choice(v, {"balance_all", "balance_occupied"}));
        }},
       {"FLEXMPI_RESOURCES", "resources", "hostfile",
-       "hostfile, or scenario:FILE of '<iteration> available|reclaim "
-       "<hostname>:<procType>:<numPE>[:<cost>] ...' lines",
+       "hostfile; scenario:FILE of '<iteration> available|reclaim "
+       "<hostname>:<procType>:<numPE>[:<cost>] ...' lines; or slurm (inside salloc/sbatch)",
        "resource manager the malleability policies ask for PEs (src/resources)",
        [](Config& c, std::string_view v) {
          owned_by_component([&] { validate_resources_setting(v); });

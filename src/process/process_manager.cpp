@@ -338,7 +338,10 @@ ResourceView ProcessManager::describe_resources() {
 ResourceView ProcessManager::resource_view(long long iteration) {
   ensure_process_table();
   return decide([&] {
-           scheduler().set_nodes(resources_->status(iteration).nodes);
+           Scheduler& s = scheduler();  // creates resources_ at the first call
+           SystemStatus status = resources_->status(iteration);
+           if (!status.warning.empty()) context_.log().warn("resources: {}", status.warning);
+           s.set_nodes(std::move(status.nodes));
            return json(describe_resources());
          })
       .get<ResourceView>();

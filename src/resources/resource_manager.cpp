@@ -1,16 +1,24 @@
 #include "resources/resource_manager.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "resources/slurm_resources.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
 
 constexpr std::string_view kScenarioPrefix = "scenario:";
+constexpr std::string_view kSlurm = "slurm";
+// sinfo and squeue retry an unreachable slurmctld for about 10 s (MessageTimeout).
+constexpr std::chrono::seconds kSlurmCommandTimeout{15};
+
+const char* environment_variable(const char* name) { return std::getenv(name); }
 
 // Applies one event to the grants; `where` names it in errors.
 void apply_event(std::vector<NodeDescription>& nodes, const ResourceEvent& event,
@@ -105,7 +113,7 @@ ScenarioResources::ScenarioResources(std::vector<NodeDescription> initial,
 }
 
 SystemStatus ScenarioResources::status(long long iteration) const {
-  SystemStatus status{initial_};
+  SystemStatus status{initial_, {}};
   for (const ResourceEvent& event : events_) {
     if (event.iteration > iteration) break;
     apply_event(status.nodes, event, "scenario");
@@ -115,8 +123,12 @@ SystemStatus ScenarioResources::status(long long iteration) const {
 
 void validate_resources_setting(std::string_view value) {
   if (value == "hostfile") return;
+  if (value == kSlurm) {
+    (void)slurm_job_from_environment(environment_variable);
+    return;
+  }
   if (!value.starts_with(kScenarioPrefix) || value.size() == kScenarioPrefix.size()) {
-    throw Error(Errc::bad_config, "expected hostfile or scenario:FILE");
+    throw Error(Errc::bad_config, "expected hostfile, scenario:FILE or slurm");
   }
   (void)read_scenario(std::string(value.substr(kScenarioPrefix.size())));
 }
@@ -124,6 +136,11 @@ void validate_resources_setting(std::string_view value) {
 std::unique_ptr<ResourceManager> make_resource_manager(
     std::string_view setting, std::vector<NodeDescription> nodes,
     const std::vector<std::string>& initial_hosts) {
+  if (setting == kSlurm) {
+    return std::make_unique<SlurmResources>(
+        slurm_job_from_environment(environment_variable),
+        std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout));
+  }
   if (!setting.starts_with(kScenarioPrefix)) {
     return std::make_unique<HostfileResources>(std::move(nodes));
   }

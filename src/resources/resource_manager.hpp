@@ -7,7 +7,10 @@
 //                  and never reclaimed (without a hostfile: nothing is
 //                  offered, MPI places what the application spawns);
 //   scenario:FILE  a timeline of PEs appearing and being reclaimed, to run
-//                  the thesis's experiments (6.4, 6.5) on one machine.
+//                  the thesis's experiments (6.4, 6.5) on one machine;
+//   slurm          the job's Slurm allocation, the partition's idle nodes,
+//                  and reclaims for pending jobs of higher priority
+//                  (slurm_resources.hpp).
 //
 // A backend is asked on rank 0 only (the process manager broadcasts what it
 // says), so that a real one (Slurm, issue 16) is queried once per interval.
@@ -28,6 +31,9 @@ namespace flexmpi {
 /// getSystemStatus: the nodes and the PEs on each that the job may use now.
 struct SystemStatus {
   std::vector<NodeDescription> nodes;
+  /// What the backend could not find out or do (the nodes are then what the
+  /// job holds now); the process manager logs it.
+  std::string warning;
 };
 
 class ResourceManager {
@@ -90,14 +96,15 @@ class HostfileResources final : public ResourceManager {
  public:
   explicit HostfileResources(std::vector<NodeDescription> nodes) : nodes_(std::move(nodes)) {}
   [[nodiscard]] std::string_view name() const override { return "hostfile"; }
-  [[nodiscard]] SystemStatus status(long long) const override { return {nodes_}; }
+  [[nodiscard]] SystemStatus status(long long) const override { return {nodes_, {}}; }
   void submit_allocation(const std::map<std::string, int>&) override {}
 
  private:
   std::vector<NodeDescription> nodes_;
 };
 
-/// "hostfile" or "scenario:FILE" (the file parsed): Error(bad_config) otherwise.
+/// "hostfile", "scenario:FILE" (the file parsed) or "slurm" (inside a Slurm
+/// job: its environment read): Error(bad_config) otherwise.
 void validate_resources_setting(std::string_view value);
 /// The backend FLEXMPI_RESOURCES (`setting`) names. hostfile: FLEXMPI_HOSTFILE
 /// (empty: none); initial_hosts: the host of each process mpiexec started

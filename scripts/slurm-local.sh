@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# A real Slurm cluster of 4 nodes on this one machine, for the slurm tests and
+# demos (issue 16): its own munged, one slurmctld and one slurmd per node
+# (`slurmd -N nK`, every node is localhost on its own port). Everything --
+# configuration, keys, state, spool, logs, sockets -- lives under one
+# directory, so the machine's own munge or Slurm (if any) is not touched.
+#
+#   bash scripts/slurm-local.sh start    # install if needed, start, wait until 4 nodes are idle
+#   bash scripts/slurm-local.sh status   # sinfo of the local cluster (exit 1 if it is not up)
+#   bash scripts/slurm-local.sh stop     # stop every daemon it started, remove the directory
+#   eval "$(bash scripts/slurm-local.sh env)"   # SLURM_CONF for sinfo, srun, salloc, ...
+#
+# start and stop are idempotent. Exit code 77 (CTest's "skipped") with a
+# message when Slurm cannot run here (not root, packages not installable,
+# a daemon that does not come up).
+#   FLEXMPI_SLURM_DIR      the directory (default /tmp/flexmpi-slurm)
+#   FLEXMPI_SLURM_PORT     slurmctld's port, the nodes' follow it (default 17000)
+#   FLEXMPI_SLURM_TIMEOUT  seconds to wait for idle nodes (default 60)
+set -uo pipefail
+
+dir=${FLEXMPI_SLURM_DIR:-/tmp/flexmpi-slurm}
+timeout=${FLEXMPI_SLURM_TIMEOUT:-60}
+nodes=(n1 n2 n3 n4)
+controller_port=${FLEXMPI_SLURM_PORT:-17000}
+first_node_port=$((controller_port + 1))
+packages=(munge slurmctld slurmd slurm-client)
+export SLURM_CONF="${dir}/etc/slurm.conf"
+
+skip() {  # skip MESSAGE: Slurm cannot run here
+  echo "slurm-local: cannot start Slurm here: $1" >&2
+  exit 77
+}
+
+ensure_packages() {
+  local missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "${package}" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("${package}")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  echo "slurm-local: installing ${missing[*]}"
+  env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+    </dev/null >"${dir}/log/apt.log" 2>&1 ||
+    skip "apt-get install ${missing[*]} failed (${dir}/log/apt.log)"
+}
+
+write_config() {
+  local last_node_port=$((first_node_port + ${#nodes[@]} - 1))
+  cat >"${SLURM_CONF}" <<EOF
+# Written by scripts/slurm-local.sh: ${#nodes[@]} nodes on localhost.
+ClusterName=flexmpi
+SlurmctldHost=localhost
+SlurmctldPort=${controller_port}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=${dir}/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation=${dir}/state
+SlurmdSpoolDir=${dir}/spool/%n
+SlurmctldPidFile=${dir}/run/slurmctld.pid
+SlurmdPidFile=${dir}/run/slurmd-%n.pid
+SlurmctldLogFile=${dir}/log/slurmctld.log
+SlurmdLogFile=${dir}/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+ReturnToService=2
+SwitchType=switch/none
+# Whole nodes: a node is idle or held by one job, as the resource manager sees it.
+SelectType=select/linear
+# A job may grow (a job with --dependency=expand:<id>) and shrink (scontrol update NumNodes).
+SchedulerParameters=permit_job_expansion
+# Priorities comparable between jobs: small by default (age), raised with sbatch --priority.
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityMaxAge=1-0
+SchedulerType=sched/backfill
+SlurmctldTimeout=30
+SlurmdTimeout=30
+InactiveLimit=0
+MinJobAge=300
+KillWait=5
+Waittime=0
+NodeName=n[1-${#nodes[@]}] NodeHostname=localhost Port=${first_node_port}-${last_node_port} CPUs=1 State=UNKNOWN
+PartitionName=flex Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+}
+
+start_munge() {
+  [[ -S "${dir}/munge/munge.socket" ]] && munge -S "${dir}/munge/munge.socket" -n >/dev/null 2>&1 &&
+    return 0
+  if [[ ! -f "${dir}/munge/munge.key" ]]; then
+    mungekey --create --keyfile="${dir}/munge/munge.key" >/dev/null 2>&1 ||
+      dd if=/dev/urandom of="${dir}/munge/munge.key" bs=1024 count=1 status=none
+    chmod 0400 "${dir}/munge/munge.key"
+  fi
+  munged --key-file="${dir}/munge/munge.key" --socket="${dir}/munge/munge.socket" \
+    --pid-file="${dir}/run/munged.pid" --log-file="${dir}/log/munged.log" \
+    --seed-file="${dir}/munge/munged.seed" >>"${dir}/log/munged.log" 2>&1 ||
+    skip "munged did not start (${dir}/log/munged.log)"
+}
+
+running() {  # running PIDFILE: the daemon of that pid file is alive
+  [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+start_slurm() {
+  running "${dir}/run/slurmctld.pid" || slurmctld -f "${SLURM_CONF}" ||
+    skip "slurmctld did not start (${dir}/log/slurmctld.log)"
+  for node in "${nodes[@]}"; do
+    running "${dir}/run/slurmd-${node}.pid" || slurmd -f "${SLURM_CONF}" -N "${node}" ||
+      skip "slurmd -N ${node} did not start (${dir}/log/slurmd-${node}.log)"
+  done
+}
+
+idle_nodes() {
+  sinfo -h -N -p flex -t idle -o '%N' 2>/dev/null | sort -u | wc -l
+}
+
+wait_until_idle() {
+  local deadline=$((SECONDS + timeout))
+  until (($(idle_nodes) == ${#nodes[@]})); do
+    if ((SECONDS >= deadline)); then
+      sinfo -N >&2
+      skip "the ${#nodes[@]} nodes were not idle after ${timeout} s (logs in ${dir}/log)"
+    fi
+    sleep 0.5
+  done
+}
+
+start() {
+  ((EUID == 0)) || skip "the daemons run as root (this is uid ${EUID})"
+  mkdir -p "${dir}"/{etc,state,spool,run,log,munge}
+  chmod 0755 "${dir}"
+  chmod 0755 "${dir}/munge"  # munged: the socket's directory open to all, the key 0400
+  ensure_packages
+  write_config
+  start_munge
+  start_slurm
+  wait_until_idle
+  echo "slurm-local: ${#nodes[@]} nodes idle in partition flex (SLURM_CONF=${SLURM_CONF})"
+}
+
+stop_daemons() {  # stop_daemons PIDFILE...: TERM to all, KILL to those alive after 5 s
+  local pids=()
+  for file in "$@"; do
+    running "${file}" && pids+=("$(cat "${file}")")
+  done
+  ((${#pids[@]} == 0)) && return 0
+  kill "${pids[@]}" 2>/dev/null
+  for _ in $(seq 50); do
+    kill -0 "${pids[@]}" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "${pids[@]}" 2>/dev/null
+}
+
+stop() {
+  [[ -d "${dir}" ]] || return 0
+  if running "${dir}/run/slurmctld.pid"; then
+    # Jobs end first, so that no slurmstepd or job process outlives its node.
+    scancel --quiet --user="$(id -un)" 2>/dev/null
+    for _ in $(seq 50); do
+      [[ -z "$(squeue -h 2>/dev/null)" ]] && break
+      sleep 0.1
+    done
+  fi
+  local pid_files=("${dir}/run/slurmctld.pid")
+  for node in "${nodes[@]}"; do pid_files+=("${dir}/run/slurmd-${node}.pid"); done
+  stop_daemons "${pid_files[@]}"
+  stop_daemons "${dir}/run/munged.pid"
+  rm -rf "${dir}"
+  echo "slurm-local: stopped"
+}
+
+status() {
+  running "${dir}/run/slurmctld.pid" || {
+    echo "slurm-local: not running" >&2
+    return 1
+  }
+  sinfo -N -p flex
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  env) echo "export SLURM_CONF=${SLURM_CONF}" ;;
+  *)
+    echo "usage: $0 start|stop|status|env" >&2
+    exit 2
+    ;;
+esac

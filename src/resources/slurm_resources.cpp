@@ -1,0 +1,268 @@
+#include "resources/slurm_resources.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <optional>
+
+#include "flexmpi/error.hpp"
+#include "util/split.hpp"
+
+namespace flexmpi {
+namespace {
+
+constexpr char kFieldSeparator = '|';
+
+// The non-empty lines of a command's output.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::string_view line : split(text, '\n')) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+template <typename Number>
+std::optional<Number> number_in(std::string_view text) {
+  Number value{};
+  const auto [end, failed] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (failed != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The fields of one line of a `-o a|b|c` output; Error naming the command
+// and line if there are not `count` of them.
+std::vector<std::string_view> fields_of(std::string_view line, std::size_t count,
+                                        std::string_view command, std::string_view format) {
+  std::vector<std::string_view> fields = split(line, kFieldSeparator);
+  if (fields.size() != count) {
+    throw Error(Errc::unsupported, std::string(command) + " printed '" + std::string(line) +
+                                       "'; expected " + std::string(format));
+  }
+  return fields;
+}
+
+template <typename Number>
+Number field_number(std::string_view field, std::string_view line, std::string_view command) {
+  const std::optional<Number> value = number_in<Number>(field);
+  if (!value || *value < 0) {
+    throw Error(Errc::unsupported, std::string(command) + " printed '" + std::string(line) +
+                                       "': '" + std::string(field) + "' is not a count");
+  }
+  return *value;
+}
+
+std::string required(const std::function<const char*(const char*)>& variable, const char* name) {
+  const char* value = variable(name);
+  if (value == nullptr || *value == '\0') {
+    throw Error(Errc::bad_config, std::string("FLEXMPI_RESOURCES=slurm: ") + name +
+                                      " is not set: run inside salloc or sbatch");
+  }
+  return value;
+}
+
+bool holds(const SlurmHoldings& held, const std::string& host) {
+  auto named = [&](const NodeDescription& n) { return n.hostname == host; };
+  return std::ranges::any_of(held.allocation, named) || std::ranges::any_of(held.helpers, named);
+}
+
+const SlurmQueuedJob& queued_job(const std::vector<SlurmQueuedJob>& queue, const std::string& id) {
+  const auto job = std::ranges::find(queue, id, &SlurmQueuedJob::id);
+  if (job == queue.end()) {
+    throw Error(Errc::unsupported, "squeue does not list job " + id + " (the job of this run)");
+  }
+  return *job;
+}
+
+// Nodes that pending jobs of higher priority than `job` wait for.
+int nodes_wanted_by_others(const SlurmJob& job, const std::vector<SlurmQueuedJob>& queue) {
+  const long long own_priority = queued_job(queue, job.id).priority;
+  int wanted = 0;
+  for (const SlurmQueuedJob& other : queue) {
+    if (other.state == "PENDING" && other.priority > own_priority &&
+        other.name != helper_job_name(job.id)) {
+      wanted += other.nodes;
+    }
+  }
+  return wanted;
+}
+
+std::vector<NodeDescription> idle_nodes(const SlurmJob& job, const SlurmHoldings& held,
+                                        const std::vector<SlurmNode>& partition) {
+  std::vector<NodeDescription> idle;
+  for (const SlurmNode& node : partition) {
+    if (node.state == "idle" && !holds(held, node.name)) {
+      idle.push_back({node.name, job.partition, node.cpus, std::nullopt});
+    }
+  }
+  return idle;
+}
+
+}  // namespace
+
+SlurmJob slurm_job_from_environment(const std::function<const char*(const char*)>& variable) {
+  SlurmJob job;
+  job.id = required(variable, "SLURM_JOB_ID");
+  job.partition = required(variable, "SLURM_JOB_PARTITION");
+  job.node_list = required(variable, "SLURM_JOB_NODELIST");
+  try {
+    job.cpus_per_node = parse_cpus_per_node(required(variable, "SLURM_JOB_CPUS_PER_NODE"));
+  } catch (const Error& e) {
+    throw Error(Errc::bad_config, std::string("FLEXMPI_RESOURCES=slurm: ") + e.what());
+  }
+  return job;
+}
+
+std::vector<int> parse_cpus_per_node(std::string_view value) {
+  std::vector<int> cpus;
+  for (std::string_view item : split(value, ',')) {
+    // "2(x3)": 3 nodes of 2 CPUs; "1": one node of 1 CPU.
+    const std::size_t open = item.find("(x");
+    std::optional<int> repeat = 1;
+    if (open != std::string_view::npos) {
+      repeat = item.ends_with(')') ? number_in<int>(item.substr(open + 2, item.size() - open - 3))
+                                   : std::nullopt;
+    }
+    const auto count = number_in<int>(item.substr(0, open));
+    if (!count || !repeat || *count < 1 || *repeat < 1) {
+      throw Error(Errc::bad_config, "SLURM_JOB_CPUS_PER_NODE='" + std::string(value) +
+                                        "': expected <cpus>[(x<nodes>)],... as Slurm sets it");
+    }
+    cpus.insert(cpus.end(), static_cast<std::size_t>(*repeat), *count);
+  }
+  return cpus;
+}
+
+std::vector<std::string> parse_hostnames(std::string_view text) {
+  std::vector<std::string> hosts;
+  for (std::string_view line : lines_of(text)) hosts.emplace_back(line);
+  return hosts;
+}
+
+std::vector<std::string> sinfo_command(const std::string& partition) {
+  return {"sinfo", "-h", "-N", "-p", partition, "-o", "%N|%T|%c"};
+}
+
+std::vector<SlurmNode> parse_sinfo_nodes(std::string_view text) {
+  std::vector<SlurmNode> nodes;
+  for (std::string_view line : lines_of(text)) {
+    const auto fields = fields_of(line, 3, "sinfo", "name|state|cpus");
+    // A node in several partitions is listed once per partition.
+    if (std::ranges::find(nodes, fields[0], &SlurmNode::name) != nodes.end()) continue;
+    nodes.push_back({std::string(fields[0]), std::string(fields[1]),
+                     field_number<int>(fields[2], line, "sinfo")});
+  }
+  return nodes;
+}
+
+std::vector<std::string> squeue_command(const std::string& partition) {
+  return {"squeue", "-h", "-p", partition, "-o", "%i|%T|%Q|%D|%j"};
+}
+
+std::vector<SlurmQueuedJob> parse_squeue_jobs(std::string_view text) {
+  std::vector<SlurmQueuedJob> jobs;
+  for (std::string_view line : lines_of(text)) {
+    const auto fields = fields_of(line, 5, "squeue", "id|state|priority|nodes|name");
+    jobs.push_back({std::string(fields[0]), std::string(fields[1]),
+                    field_number<long long>(fields[2], line, "squeue"),
+                    field_number<int>(fields[3], line, "squeue"), std::string(fields[4])});
+  }
+  return jobs;
+}
+
+std::string helper_job_name(const std::string& job_id) { return "flexmpi-helper-" + job_id; }
+
+SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
+                               const std::vector<SlurmNode>& partition,
+                               const std::vector<SlurmQueuedJob>& queue) {
+  SystemStatus status{held.allocation, {}};
+  std::vector<NodeDescription> idle = idle_nodes(job, held, partition);
+  const int wanted = nodes_wanted_by_others(job, queue);
+  const int lacking = std::max(0, wanted - static_cast<int>(idle.size()));
+  const std::size_t kept =
+      held.helpers.size() - std::min(held.helpers.size(), static_cast<std::size_t>(lacking));
+  for (std::size_t k = 0; k < held.helpers.size(); ++k) {
+    NodeDescription node = held.helpers[k];
+    if (k >= kept) node.processing_elements = 0;  // reclaimed: its processes must go
+    status.nodes.push_back(std::move(node));
+  }
+  if (wanted == 0) status.nodes.insert(status.nodes.end(), idle.begin(), idle.end());
+  return status;
+}
+
+SlurmResources::SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands)
+    : job_(std::move(job)), commands_(std::move(commands)) {
+  const std::vector<std::string> hosts =
+      parse_hostnames(commands_->run({"scontrol", "show", "hostnames", job_.node_list}));
+  if (hosts.size() != job_.cpus_per_node.size()) {
+    throw Error(Errc::bad_config,
+                "SLURM_JOB_NODELIST=" + job_.node_list + " names " + std::to_string(hosts.size()) +
+                    " nodes, SLURM_JOB_CPUS_PER_NODE " + std::to_string(job_.cpus_per_node.size()));
+  }
+  for (std::size_t k = 0; k < hosts.size(); ++k) {
+    held_.allocation.push_back({hosts[k], job_.partition, job_.cpus_per_node[k], std::nullopt});
+  }
+}
+
+SystemStatus SlurmResources::status(long long /*iteration*/) const {
+  try {
+    const std::vector<SlurmNode> partition =
+        parse_sinfo_nodes(commands_->run(sinfo_command(job_.partition)));
+    const std::vector<SlurmQueuedJob> queue =
+        parse_squeue_jobs(commands_->run(squeue_command(job_.partition)));
+    SystemStatus status = plan_slurm_status(job_, held_, partition, queue);
+    status.warning = booking_error_;
+    return status;
+  } catch (const Error& e) {
+    SystemStatus current{held_.allocation,
+                         std::string("Slurm: ") + e.what() + "; the job keeps the nodes it holds"};
+    current.nodes.insert(current.nodes.end(), held_.helpers.begin(), held_.helpers.end());
+    return current;
+  }
+}
+
+void SlurmResources::submit_allocation(const std::map<std::string, int>& processes_per_host) {
+  booking_error_.clear();
+  try {
+    std::vector<std::string> unused;
+    for (const NodeDescription& helper : held_.helpers) {
+      const auto used = processes_per_host.find(helper.hostname);
+      if (used == processes_per_host.end() || used->second == 0) unused.push_back(helper.hostname);
+    }
+    for (const std::string& host : unused) release(host);
+    std::vector<std::string> new_hosts;
+    for (const auto& [host, processes] : processes_per_host) {
+      if (processes > 0 && !holds(held_, host)) new_hosts.push_back(host);
+    }
+    if (new_hosts.empty()) return;
+    // The CPUs of the nodes to book; a host Slurm does not know is not booked.
+    const std::vector<SlurmNode> partition =
+        parse_sinfo_nodes(commands_->run(sinfo_command(job_.partition)));
+    for (const std::string& host : new_hosts) {
+      const auto node = std::ranges::find(partition, host, &SlurmNode::name);
+      if (node != partition.end()) book(*node);
+    }
+  } catch (const Error& e) {
+    booking_error_ = std::string("Slurm: ") + e.what();
+  }
+}
+
+void SlurmResources::book(const SlurmNode& node) {
+  const std::string output = commands_->run({"sbatch", "--parsable", "-p", job_.partition, "-N",
+                                             "1", "-w", node.name, "-J", helper_job_name(job_.id),
+                                             "-o", "/dev/null", "--wrap", "sleep infinity"});
+  const std::vector<std::string_view> lines = lines_of(output);  // "<id>[;<cluster>]"
+  if (lines.empty())
+    throw Error(Errc::unsupported, "sbatch printed no job id for node " + node.name);
+  helper_jobs_[node.name] = std::string(lines.front().substr(0, lines.front().find(';')));
+  held_.helpers.push_back({node.name, job_.partition, node.cpus, std::nullopt});
+}
+
+void SlurmResources::release(const std::string& host) {
+  commands_->run({"scancel", helper_jobs_.at(host)});
+  helper_jobs_.erase(host);
+  std::erase_if(held_.helpers, [&](const NodeDescription& n) { return n.hostname == host; });
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,119 @@
+// FLEXMPI_RESOURCES=slurm: Slurm as the resource manager (issue 16; the
+// thesis used TORQUE, 5.4). Inside salloc/sbatch the job's allocation comes
+// from Slurm's environment; every status() asks sinfo for the idle nodes of
+// the job's partition and squeue for pending jobs of higher priority. Idle
+// nodes are offered to the policy; a node the policy takes is booked by a
+// helper job on it (submit_allocation), and given back by ending that job.
+// While a job of higher priority waits for nodes, nothing is offered, and
+// the helper nodes it still lacks after the idle ones are reclaimed (kept
+// at 0 PEs: the scheduler removes their processes). The nodes of the
+// original allocation are never reclaimed: mpirun's daemons run there
+// (docs/architecture.md, "Slurm").
+//
+// The parsers and the decision are pure functions over the commands'
+// outputs; the commands go through a CommandRunner. When a command fails
+// (slurmctld unreachable), the job keeps its current allocation and the
+// status says why.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "resources/command_runner.hpp"
+#include "resources/resource_manager.hpp"
+
+namespace flexmpi {
+
+/// The job's allocation as Slurm's environment describes it.
+struct SlurmJob {
+  std::string id;                  ///< SLURM_JOB_ID
+  std::string partition;           ///< SLURM_JOB_PARTITION
+  std::string node_list;           ///< SLURM_JOB_NODELIST, compressed: "n[1-2]"
+  std::vector<int> cpus_per_node;  ///< SLURM_JOB_CPUS_PER_NODE expanded: "2(x2),1" -> 2, 2, 1
+};
+
+/// The job of Slurm's environment; `variable` returns a variable's value or
+/// nullptr (std::getenv). Error(bad_config) naming the variable that is
+/// missing or malformed, and saying to run inside salloc or sbatch.
+[[nodiscard]] SlurmJob slurm_job_from_environment(
+    const std::function<const char*(const char*)>& variable);
+
+/// SLURM_JOB_CPUS_PER_NODE ("2(x3),1") as one count per node;
+/// Error(bad_config) naming the value if malformed.
+[[nodiscard]] std::vector<int> parse_cpus_per_node(std::string_view value);
+
+/// The host names `scontrol show hostnames` prints, one a line.
+[[nodiscard]] std::vector<std::string> parse_hostnames(std::string_view text);
+
+/// One node as `sinfo -h -N -p PARTITION -o %N|%T|%c` prints it.
+struct SlurmNode {
+  std::string name;
+  std::string state;  ///< "idle", "allocated", "mixed", "down*", ...
+  int cpus = 0;
+  friend bool operator==(const SlurmNode&, const SlurmNode&) = default;
+};
+[[nodiscard]] std::vector<std::string> sinfo_command(const std::string& partition);
+/// Error(unsupported) naming the line if one is not name|state|cpus.
+[[nodiscard]] std::vector<SlurmNode> parse_sinfo_nodes(std::string_view text);
+
+/// One job as `squeue -h -p PARTITION -o %i|%T|%Q|%D|%j` prints it.
+struct SlurmQueuedJob {
+  std::string id;
+  std::string state;  ///< "PENDING", "RUNNING", ...
+  long long priority = 0;
+  int nodes = 0;
+  std::string name;
+  friend bool operator==(const SlurmQueuedJob&, const SlurmQueuedJob&) = default;
+};
+[[nodiscard]] std::vector<std::string> squeue_command(const std::string& partition);
+/// Error(unsupported) naming the line if one is not id|state|priority|nodes|name.
+[[nodiscard]] std::vector<SlurmQueuedJob> parse_squeue_jobs(std::string_view text);
+
+/// The name of the helper jobs that book nodes for job `job_id`.
+[[nodiscard]] std::string helper_job_name(const std::string& job_id);
+
+/// The nodes the job holds: its allocation, then the helper nodes in the
+/// order they were booked.
+struct SlurmHoldings {
+  std::vector<NodeDescription> allocation;
+  std::vector<NodeDescription> helpers;
+};
+
+/// getSystemStatus from what sinfo and squeue say (pure): the job's nodes,
+/// plus the partition's idle nodes unless pending jobs of higher priority
+/// than `job_id` (not its helpers) wait; those take the idle nodes first,
+/// then the last-booked helper nodes they still lack, which are kept at 0
+/// PEs. Error(unsupported) if squeue does not list `job_id`.
+[[nodiscard]] SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
+                                             const std::vector<SlurmNode>& partition,
+                                             const std::vector<SlurmQueuedJob>& queue);
+
+class SlurmResources final : public ResourceManager {
+ public:
+  /// Expands the job's node list with `scontrol show hostnames` (Error naming
+  /// the command if it fails) and books nothing yet.
+  SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands);
+  [[nodiscard]] std::string_view name() const override { return "slurm"; }
+  /// The grants of plan_slurm_status; if sinfo or squeue fails, the nodes
+  /// held now and, in `warning`, the command's error.
+  [[nodiscard]] SystemStatus status(long long iteration) const override;
+  /// Books each new host with a helper job (sbatch -w HOST) and ends the
+  /// helper job of each helper host left without processes (scancel).
+  void submit_allocation(const std::map<std::string, int>& processes_per_host) override;
+
+ private:
+  void book(const SlurmNode& node);
+  void release(const std::string& host);
+
+  SlurmJob job_;
+  std::unique_ptr<CommandRunner> commands_;
+  SlurmHoldings held_;
+  std::map<std::string, std::string> helper_jobs_;  ///< host -> helper job id
+  std::string booking_error_;                       ///< the last failed sbatch/scancel
+};
+
+}  // namespace flexmpi

@@ -1,0 +1,232 @@
+// The Slurm resource manager (issue 16) on outputs recorded from the local
+// cluster of scripts/slurm-local.sh (fixtures/README.md): Slurm's environment
+// read or refused by name, sinfo/squeue/scontrol parsed, idle nodes offered,
+// helper nodes reclaimed for a pending job of higher priority, the current
+// allocation kept when slurmctld does not answer; and the command runner.
+#include "resources/slurm_resources.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "flexmpi/error.hpp"
+#include "resources/command_runner.hpp"
+#include "util/text_file.hpp"
+
+namespace flexmpi {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string fixture(const std::string& name) {
+  return read_text_file(std::string(FLEXMPI_SLURM_FIXTURES) + "/" + name, "fixture",
+                        Errc::internal);
+}
+
+// Answers each command line with a recorded output, or fails as a command
+// whose slurmctld is down; logs every command it is asked.
+class RecordedCommands final : public CommandRunner {
+ public:
+  explicit RecordedCommands(std::map<std::string, std::string> outputs,
+                            std::vector<std::string>* log)
+      : outputs_(std::move(outputs)), log_(log) {}
+  [[nodiscard]] std::string run(const std::vector<std::string>& argv) const override {
+    const std::string line = command_line(argv);
+    log_->push_back(line);
+    const auto output = outputs_.find(line);
+    if (output != outputs_.end()) return output->second;
+    throw Error(Errc::unsupported, "'" + line +
+                                       "' failed (exit status 1): Unable to contact "
+                                       "slurm controller (connect failure)");
+  }
+
+ private:
+  std::map<std::string, std::string> outputs_;
+  std::vector<std::string>* log_;
+};
+
+const std::string kSinfo = "sinfo -h -N -p flex -o %N|%T|%c";
+const std::string kSqueue = "squeue -h -p flex -o %i|%T|%Q|%D|%j";
+const std::string kBookN2 =
+    "sbatch --parsable -p flex -N 1 -w n2 -J flexmpi-helper-7 -o /dev/null --wrap sleep infinity";
+
+SlurmJob job_on_n1() { return {"7", "flex", "n1", {1}}; }
+
+std::vector<std::pair<std::string, int>> pes(const SystemStatus& status) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const NodeDescription& node : status.nodes) {
+    out.emplace_back(node.hostname, node.processing_elements);
+  }
+  return out;
+}
+
+TEST(SlurmEnvironment, ReadsTheJob) {
+  const std::map<std::string, std::string> env{{"SLURM_JOB_ID", "12"},
+                                               {"SLURM_JOB_PARTITION", "flex"},
+                                               {"SLURM_JOB_NODELIST", "n[1-3]"},
+                                               {"SLURM_JOB_CPUS_PER_NODE", "2(x2),1"}};
+  const SlurmJob job = slurm_job_from_environment([&](const char* name) -> const char* {
+    const auto value = env.find(name);
+    return value == env.end() ? nullptr : value->second.c_str();
+  });
+  EXPECT_EQ(job.id, "12");
+  EXPECT_EQ(job.partition, "flex");
+  EXPECT_EQ(job.node_list, "n[1-3]");
+  EXPECT_THAT(job.cpus_per_node, ElementsAre(2, 2, 1));
+}
+
+TEST(SlurmEnvironment, OutsideAJobNamesTheMissingVariable) {
+  try {
+    (void)slurm_job_from_environment([](const char*) -> const char* { return nullptr; });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_config);
+    EXPECT_THAT(e.what(), HasSubstr("SLURM_JOB_ID is not set: run inside salloc or sbatch"));
+  }
+}
+
+TEST(SlurmEnvironment, SettingRefusedOutsideAJob) {
+  unsetenv("SLURM_JOB_ID");
+  EXPECT_THAT([] { validate_resources_setting("slurm"); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("SLURM_JOB_ID is not set")));
+  EXPECT_THAT(
+      [] { validate_resources_setting("torque"); },
+      ::testing::ThrowsMessage<Error>(HasSubstr("expected hostfile, scenario:FILE or slurm")));
+}
+
+TEST(SlurmEnvironment, CpusPerNodeMalformed) {
+  EXPECT_THAT(parse_cpus_per_node("4"), ElementsAre(4));
+  for (const char* bad : {"", "2(x", "2(x0)", "x(x2)", "2,,1", "-1"}) {
+    EXPECT_THROW((void)parse_cpus_per_node(bad), Error) << bad;
+  }
+}
+
+TEST(SlurmParsers, RecordedOutputs) {
+  EXPECT_THAT(parse_hostnames(fixture("scontrol_hostnames.txt")), ElementsAre("n1", "n2", "n4"));
+  EXPECT_THAT(parse_sinfo_nodes(fixture("sinfo_helper_on_n2.txt")),
+              ElementsAre(SlurmNode{"n1", "allocated", 1}, SlurmNode{"n2", "allocated", 1},
+                          SlurmNode{"n3", "idle", 1}, SlurmNode{"n4", "idle", 1}));
+  EXPECT_THAT(parse_squeue_jobs(fixture("squeue_urgent_pending.txt")),
+              ElementsAre(SlurmQueuedJob{"9", "PENDING", 100000, 3, "urgent"},
+                          SlurmQueuedJob{"10", "PENDING", 1, 1, "later"},
+                          SlurmQueuedJob{"8", "RUNNING", 1, 1, "flexmpi-helper-7"},
+                          SlurmQueuedJob{"7", "RUNNING", 1, 1, "flexjob"}));
+}
+
+TEST(SlurmParsers, MalformedLineIsNamed) {
+  EXPECT_THAT([] { (void)parse_sinfo_nodes("n1|idle\n"); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("sinfo printed 'n1|idle'")));
+  EXPECT_THAT([] { (void)parse_squeue_jobs("7|RUNNING|high|1|job\n"); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("'high' is not a count")));
+}
+
+TEST(SlurmPlan, OffersIdleNodesWhenNobodyWaits) {
+  const SlurmHoldings held{{{"n1", "flex", 1, std::nullopt}}, {{"n2", "flex", 1, std::nullopt}}};
+  const SystemStatus status =
+      plan_slurm_status(job_on_n1(), held, parse_sinfo_nodes(fixture("sinfo_helper_on_n2.txt")),
+                        parse_squeue_jobs(fixture("squeue_no_pending.txt")));
+  EXPECT_THAT(
+      pes(status),
+      ElementsAre(std::pair<std::string, int>{"n1", 1}, std::pair<std::string, int>{"n2", 1},
+                  std::pair<std::string, int>{"n3", 1}, std::pair<std::string, int>{"n4", 1}));
+  EXPECT_EQ(status.nodes.back().proc_type, "flex");
+}
+
+TEST(SlurmPlan, HigherPriorityJobReclaimsWhatTheIdleNodesLack) {
+  // Job 9 (priority 100000) wants 3 nodes, 2 are idle: the helper node n2
+  // goes (0 PEs), the allocation's n1 stays; job 10 (priority 1, as ours) waits.
+  const SlurmHoldings held{{{"n1", "flex", 1, std::nullopt}}, {{"n2", "flex", 1, std::nullopt}}};
+  const SystemStatus status =
+      plan_slurm_status(job_on_n1(), held, parse_sinfo_nodes(fixture("sinfo_helper_on_n2.txt")),
+                        parse_squeue_jobs(fixture("squeue_urgent_pending.txt")));
+  EXPECT_THAT(pes(status), ElementsAre(std::pair<std::string, int>{"n1", 1},
+                                       std::pair<std::string, int>{"n2", 0}));
+}
+
+TEST(SlurmPlan, OwnJobMissingFromSqueue) {
+  EXPECT_THAT(
+      [] {
+        (void)plan_slurm_status({"99", "flex", "n1", {1}}, {}, {},
+                                parse_squeue_jobs(fixture("squeue_no_pending.txt")));
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("squeue does not list job 99")));
+}
+
+TEST(SlurmResourcesTest, BooksAndReleasesHelperNodes) {
+  std::vector<std::string> log;
+  SlurmResources slurm(job_on_n1(), std::make_unique<RecordedCommands>(
+                                        std::map<std::string, std::string>{
+                                            {"scontrol show hostnames n1", "n1\n"},
+                                            {kSinfo, fixture("sinfo_all_idle.txt")},
+                                            {kSqueue, fixture("squeue_no_pending.txt")},
+                                            {kBookN2, fixture("sbatch_helper.txt")},
+                                            {"scancel 8", ""}},
+                                        &log));
+  slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
+  EXPECT_THAT(log, ElementsAre("scontrol show hostnames n1", kSinfo, kBookN2));
+  EXPECT_THAT(pes(slurm.status(1)), ::testing::Contains(std::pair<std::string, int>{"n2", 1}));
+  slurm.submit_allocation({{"n1", 1}});
+  EXPECT_EQ(log.back(), "scancel 8");
+  EXPECT_EQ(slurm.status(2).warning, "");
+}
+
+TEST(SlurmResourcesTest, UnreachableControllerKeepsTheAllocation) {
+  std::vector<std::string> log;
+  SlurmResources slurm(
+      job_on_n1(),
+      std::make_unique<RecordedCommands>(
+          std::map<std::string, std::string>{{"scontrol show hostnames n1", "n1\n"}}, &log));
+  const SystemStatus status = slurm.status(3);
+  EXPECT_THAT(pes(status), ElementsAre(std::pair<std::string, int>{"n1", 1}));
+  EXPECT_THAT(status.warning, HasSubstr("'" + kSinfo + "' failed"));
+  EXPECT_THAT(status.warning, HasSubstr("Unable to contact slurm controller"));
+  EXPECT_THAT(status.warning, HasSubstr("the job keeps the nodes it holds"));
+  slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
+  EXPECT_THAT(slurm.status(4).nodes, ::testing::SizeIs(1));  // n2 not booked
+}
+
+TEST(SlurmResourcesTest, NodeListAndCpusDisagree) {
+  std::vector<std::string> log;
+  EXPECT_THAT(
+      [&] {
+        SlurmResources slurm(
+            {"7", "flex", "n[1-2],n4", {1, 1}},
+            std::make_unique<RecordedCommands>(
+                std::map<std::string, std::string>{
+                    {"scontrol show hostnames n[1-2],n4", fixture("scontrol_hostnames.txt")}},
+                &log));
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("names 3 nodes, SLURM_JOB_CPUS_PER_NODE 2")));
+}
+
+TEST(CommandRunner, OutputOfACommand) {
+  const SystemCommandRunner runner(std::chrono::seconds(10));
+  EXPECT_EQ(runner.run({"printf", "a|b\n"}), "a|b\n");
+}
+
+TEST(CommandRunner, FailureNamesCommandStatusAndStderr) {
+  const SystemCommandRunner runner(std::chrono::seconds(10));
+  EXPECT_THAT(
+      [&] {
+        (void)runner.run({"sh", "-c", "echo down >&2; exit 3"});
+      },
+      ::testing::ThrowsMessage<Error>(
+          HasSubstr("'sh -c echo down >&2; exit 3' failed (exit status 3): down")));
+  EXPECT_THAT([&] { (void)runner.run({"flexmpi-no-such-command"}); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("cannot run 'flexmpi-no-such-command'")));
+}
+
+TEST(CommandRunner, TimeoutKillsTheCommand) {
+  const SystemCommandRunner runner(std::chrono::milliseconds(200));
+  EXPECT_THAT(
+      [&] {
+        (void)runner.run({"sleep", "10"});
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("no answer within 200 ms")));
+}
+
+}  // namespace
+}  // namespace flexmpi
