@@ -93,6 +93,9 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
     // on a shared PE of the share of it the process got.
     input.speed.push_back(time > 0.0 ? now.metric / time : 0.0);
     input.work.push_back(iterations > 0 ? now.metric / iterations : 0.0);
+    input.host_id.push_back(now.host_id);
+    input.node_cores.push_back(now.node_cores);
+    input.node_idle_cpus.push_back(now.node_idle_cpus);
   }
   return input;
 }

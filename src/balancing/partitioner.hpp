@@ -36,6 +36,12 @@ struct PartitionInput {
   std::vector<double> cpu_time;
   /// Workload of every global row for the nnz/weight models; empty: every row costs 1.
   std::vector<double> row_work;
+  /// Per process: its node (a hash of the node's name: equal on one node),
+  /// the node's cores, and how many of the node's CPUs stood idle in the
+  /// interval (ProcessInterval::node_idle_cpus); empty if unknown.
+  std::vector<double> host_id;
+  std::vector<double> node_cores;
+  std::vector<double> node_idle_cpus;
 };
 
 struct PartitionResult {

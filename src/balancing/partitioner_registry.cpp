@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "balancing/drum/drum_partitioner.hpp"
 #include "balancing/fpm_akima/fpm_akima_partitioner.hpp"
 #include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "balancing/partitioner.hpp"
@@ -24,6 +25,10 @@ const std::vector<PartitionerDescriptor>& partitioners() {
        "shape-restricted piecewise-linear speed functions, bisection between lines through the "
        "origin (Rychkov et al. sec. 2)",
        [] { return std::make_unique<FpmGeometricPartitioner>(); }},
+      {"drum",
+       "DRUM processing power: rate per CPU-second x (CPU got + idle CPU of the node) "
+       "(Faik, DRUM thesis 3.1.2.1)",
+       [] { return std::make_unique<DrumPartitioner>(); }},
   };
   return all;
 }

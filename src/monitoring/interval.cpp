@@ -52,6 +52,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[11] = typical_computation;
   out[12] = redistribution_seconds;
   out[13] = emulation_late_iterations;
+  out[14] = node_idle_cpus;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -70,6 +71,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.typical_computation = in[11];
   p.redistribution_seconds = in[12];
   p.emulation_late_iterations = static_cast<int>(in[13]);
+  p.node_idle_cpus = in[14];
   return p;
 }
 

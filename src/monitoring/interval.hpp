@@ -55,6 +55,9 @@ struct ProcessInterval {
   /// (IterationSample::emulation_late): their real computation alone
   /// exceeded the emulated time, so they ran at the real core's speed.
   int emulation_late_iterations = 0;
+  /// Σ_t i_t over the node's CPUs during the interval: how many CPUs of the
+  /// node stood idle (DRUM thesis 3.1.2.1), from /proc/stat; 0 where unknown.
+  double node_idle_cpus = 0.0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
   /// this process's node runs more processes of the application than it has
@@ -86,7 +89,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 14;
+  static constexpr int kFieldCount = 15;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };

@@ -6,6 +6,19 @@
 #include "util/clock.hpp"
 
 namespace flexmpi {
+namespace {
+
+// The node's CPU times now (/proc/stat, one read per interval: ~20 us);
+// empty where the file cannot be read.
+std::vector<machine::CpuTimes> node_cpu_times() {
+  try {
+    return machine::parse_proc_stat(machine::read_kernel_file("/proc/stat"));
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+}  // namespace
 
 Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
                  int sampling_interval)
@@ -14,7 +27,8 @@ Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, IterationHoo
       hook_(hook),
       sampling_interval_(sampling_interval),
       stopwatch_(profile),
-      interval_start_operations_(profile.records()) {}
+      interval_start_operations_(profile.records()),
+      cpu_times_(node_cpu_times()) {}
 
 void Monitor::begin(std::span<const std::string> events) {
   if (open_) throw Error(Errc::bad_state, "an iteration is already being monitored");
@@ -79,6 +93,13 @@ ProcessInterval Monitor::take_interval() {
     finished.bytes_sent += static_cast<double>(row.stats.bytes_sent);
     finished.bytes_received += static_cast<double>(row.stats.bytes_received);
   }
+  const std::vector<machine::CpuTimes> cpu_times = node_cpu_times();
+  if (cpu_times.size() == cpu_times_.size()) {
+    for (std::size_t cpu = 0; cpu < cpu_times.size(); ++cpu) {
+      finished.node_idle_cpus += machine::idle_fraction(cpu_times_[cpu], cpu_times[cpu]);
+    }
+  }
+  cpu_times_ = cpu_times;
   current_ = ProcessInterval{};
   return finished;
 }

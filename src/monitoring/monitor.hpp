@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "machine/proc_readers.hpp"
 #include "monitoring/computation_stopwatch.hpp"
 #include "monitoring/interval.hpp"
 #include "monitoring/iteration_hook.hpp"
@@ -66,6 +67,7 @@ class Monitor {
   ProcessInterval totals_;
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;
+  std::vector<machine::CpuTimes> cpu_times_;  // of the node's CPUs at the interval's start
 };
 
 }  // namespace flexmpi

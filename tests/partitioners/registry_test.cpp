@@ -14,18 +14,18 @@ namespace flexmpi {
 namespace {
 
 TEST(PartitionerRegistry, KnowsTheNewPartitioners) {
-  for (const char* name : {"rcp", "ull", "fpm-akima", "fpm-geometric"}) {
+  for (const char* name : {"rcp", "ull", "fpm-akima", "fpm-geometric", "drum"}) {
     EXPECT_EQ(make_partitioner(name)->name(), name);
     const auto lookup = [&](const char* variable) -> const char* {
       return std::string(variable) == "FLEXMPI_PARTITIONER" ? name : nullptr;
     };
     EXPECT_EQ(load_config(lookup, {"FLEXMPI_PARTITIONER"}).partitioner, name);
   }
-  // No DRUM partitioner is registered, so the setting rejects it.
-  const auto drum = [](const char* variable) -> const char* {
-    return std::string(variable) == "FLEXMPI_PARTITIONER" ? "drum" : nullptr;
+  // An unregistered name is refused.
+  const auto unknown = [](const char* variable) -> const char* {
+    return std::string(variable) == "FLEXMPI_PARTITIONER" ? "zoltan" : nullptr;
   };
-  EXPECT_THROW(load_config(drum, {"FLEXMPI_PARTITIONER"}), Error);
+  EXPECT_THROW(load_config(unknown, {"FLEXMPI_PARTITIONER"}), Error);
 }
 
 using test::dedicated_report;

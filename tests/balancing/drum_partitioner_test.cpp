@@ -1,0 +1,75 @@
+// The drum partitioner (DRUM thesis 3.1.2.1): p_j = b_j (u_j + ī_n) with
+// b_j the rate per CPU-second, u_j = Tcpu/Treal, ī_n = min(k − Σu, Σ i)/k.
+#include "balancing/drum/drum_partitioner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace flexmpi {
+namespace {
+
+// `speed` per process, all dedicated (Tcpu = Treal), each on its own node.
+PartitionInput dedicated(std::vector<double> speed) {
+  PartitionInput input;
+  input.global_size = 3000;
+  for (std::size_t p = 0; p < speed.size(); ++p) {
+    input.current.push_back({1000, static_cast<std::int64_t>(p) * 1000});
+    input.wall_time.push_back(1.0);
+    input.cpu_time.push_back(1.0);
+    input.host_id.push_back(static_cast<double>(p));
+    input.node_cores.push_back(1.0);
+    input.node_idle_cpus.push_back(0.0);
+  }
+  input.speed = std::move(speed);
+  input.current.resize(input.speed.size());
+  return input;
+}
+
+TEST(DrumPartitioner, DedicatedNodesGetSharesProportionalToSpeed) {
+  PartitionInput input = dedicated({2.0, 1.0});
+  input.global_size = 3000;
+  input.current = {{1500, 0}, {1500, 1500}};
+  const PartitionResult result = DrumPartitioner().partition(input);
+  EXPECT_EQ(result.blocks, (Decomposition{{2000, 0}, {1000, 2000}}));
+  EXPECT_EQ(result.fallback, "");
+}
+
+TEST(DrumPartitioner, IdleCpuOfTheNodeCountsAsPower) {
+  // Both processes compute 1 unit per CPU-second; process 1 got half its
+  // CPU (u = 0.5) on a node where one CPU stood idle: ī = min(1 - 0.5, 1)/1.
+  PartitionInput input = dedicated({1.0, 1.0});
+  input.cpu_time[1] = 0.5;
+  input.speed[1] = 0.5;  // per second of the share it got (as the balancer measures)
+  input.node_idle_cpus[1] = 1.0;
+  const std::vector<double> powers = drum_processing_powers(input);
+  EXPECT_DOUBLE_EQ(powers[0], 1.0);
+  EXPECT_DOUBLE_EQ(powers[1], 1.0);  // b = 0.5 / 0.5 = 1, times u + ī = 0.5 + 0.5
+  // Without the idle CPU, the shared process has half the power.
+  input.node_idle_cpus[1] = 0.0;
+  EXPECT_DOUBLE_EQ(drum_processing_powers(input)[1], 0.5);
+}
+
+TEST(DrumPartitioner, ProcessesOfOneNodeShareItsIdleCpus) {
+  // Two processes on one 4-core node, each at u = 0.5, 3 CPUs idle:
+  // ī = min(2 - 1, 3) / 2 = 0.5 each.
+  PartitionInput input = dedicated({1.0, 1.0});
+  input.host_id = {7.0, 7.0};
+  input.node_cores = {4.0, 4.0};
+  input.node_idle_cpus = {3.0, 3.0};
+  input.cpu_time = {0.5, 0.5};
+  input.speed = {0.5, 0.5};
+  const std::vector<double> powers = drum_processing_powers(input);
+  EXPECT_DOUBLE_EQ(powers[0], 1.0);
+  EXPECT_DOUBLE_EQ(powers[1], 1.0);
+}
+
+TEST(DrumPartitioner, KeepsThePartitionWhenASpeedIsUnknown) {
+  PartitionInput input = dedicated({1.0, 0.0});
+  const PartitionResult result = DrumPartitioner().partition(input);
+  EXPECT_EQ(result.blocks, input.current);
+  EXPECT_NE(result.fallback, "");
+}
+
+TEST(DrumPartitioner, IsRegistered) { EXPECT_EQ(make_partitioner("drum")->name(), "drum"); }
+
+}  // namespace
+}  // namespace flexmpi
