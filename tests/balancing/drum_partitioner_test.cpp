@@ -1,5 +1,6 @@
-// The drum partitioner (DRUM thesis 3.1.2.1): p_j = b_j (u_j + ī_n) with
-// b_j the rate per CPU-second, u_j = Tcpu/Treal, ī_n = min(k − Σu, Σ i)/k.
+// The drum partitioner (DRUM thesis 3.1.2.1): p_j = b_j (ū_n + ī_n) with
+// b_j the first measured rate, ū_n the node's mean Tcpu/Treal,
+// ī_n = min(k − Σu, Σ i)/k.
 #include "balancing/drum/drum_partitioner.hpp"
 
 #include <gtest/gtest.h>
@@ -34,32 +35,42 @@ TEST(DrumPartitioner, DedicatedNodesGetSharesProportionalToSpeed) {
 }
 
 TEST(DrumPartitioner, IdleCpuOfTheNodeCountsAsPower) {
-  // Both processes compute 1 unit per CPU-second; process 1 got half its
-  // CPU (u = 0.5) on a node where one CPU stood idle: ī = min(1 - 0.5, 1)/1.
+  // Equal ratings; process 1's node is shared (u = 0.5) and loses half its
+  // power, unless one of its CPUs stood idle: ī = min(1 - 0.5, 1) / 1.
   PartitionInput input = dedicated({1.0, 1.0});
   input.cpu_time[1] = 0.5;
-  input.speed[1] = 0.5;  // per second of the share it got (as the balancer measures)
+  const std::vector<double> ratings = {1.0, 1.0};
+  EXPECT_DOUBLE_EQ(drum_processing_powers(input, ratings)[0], 1.0);
+  EXPECT_DOUBLE_EQ(drum_processing_powers(input, ratings)[1], 0.5);
   input.node_idle_cpus[1] = 1.0;
-  const std::vector<double> powers = drum_processing_powers(input);
-  EXPECT_DOUBLE_EQ(powers[0], 1.0);
-  EXPECT_DOUBLE_EQ(powers[1], 1.0);  // b = 0.5 / 0.5 = 1, times u + ī = 0.5 + 0.5
-  // Without the idle CPU, the shared process has half the power.
-  input.node_idle_cpus[1] = 0.0;
-  EXPECT_DOUBLE_EQ(drum_processing_powers(input)[1], 0.5);
+  EXPECT_DOUBLE_EQ(drum_processing_powers(input, ratings)[1], 1.0);
 }
 
-TEST(DrumPartitioner, ProcessesOfOneNodeShareItsIdleCpus) {
-  // Two processes on one 4-core node, each at u = 0.5, 3 CPUs idle:
-  // ī = min(2 - 1, 3) / 2 = 0.5 each.
+TEST(DrumPartitioner, ProcessesOfOneNodeShareItsAvailability) {
+  // Two processes on one 4-core node at u = 0.25 and 0.75, 3 CPUs idle:
+  // ū = 0.5, ī = min(2 - 1, 3) / 2 = 0.5: both get their rating x 1.
   PartitionInput input = dedicated({1.0, 1.0});
   input.host_id = {7.0, 7.0};
   input.node_cores = {4.0, 4.0};
   input.node_idle_cpus = {3.0, 3.0};
-  input.cpu_time = {0.5, 0.5};
-  input.speed = {0.5, 0.5};
-  const std::vector<double> powers = drum_processing_powers(input);
-  EXPECT_DOUBLE_EQ(powers[0], 1.0);
+  input.cpu_time = {0.25, 0.75};
+  const std::vector<double> powers = drum_processing_powers(input, {2.0, 1.0});
+  EXPECT_DOUBLE_EQ(powers[0], 2.0);
   EXPECT_DOUBLE_EQ(powers[1], 1.0);
+}
+
+TEST(DrumPartitioner, RatingsAreTheFirstSpeedsUntilReset) {
+  // The first call rates the processes (2:1); a later, noisier measurement
+  // of the same dedicated processes does not move the partition.
+  DrumPartitioner drum;
+  PartitionInput input = dedicated({2.0, 1.0});
+  const Decomposition first = drum.partition(input).blocks;
+  EXPECT_EQ(first, (Decomposition{{2000, 0}, {1000, 2000}}));
+  input.current = first;
+  input.speed = {1.0, 1.0};
+  EXPECT_EQ(drum.partition(input).blocks, first);
+  drum.reset();
+  EXPECT_EQ(drum.partition(input).blocks, (Decomposition{{1500, 0}, {1500, 1500}}));
 }
 
 TEST(DrumPartitioner, KeepsThePartitionWhenASpeedIsUnknown) {

@@ -19,37 +19,43 @@ double utilization(const PartitionInput& input, std::size_t p) {
 
 }  // namespace
 
-std::vector<double> drum_processing_powers(const PartitionInput& input) {
+std::vector<double> drum_processing_powers(const PartitionInput& input,
+                                           const std::vector<double>& ratings) {
   const std::size_t n = input.speed.size();
-  std::vector<double> u(n);
   std::map<double, std::vector<std::size_t>> nodes;  // host id -> its processes
   for (std::size_t p = 0; p < n; ++p) {
-    u[p] = utilization(input, p);
     nodes[p < input.host_id.size() ? input.host_id[p] : static_cast<double>(p)].push_back(p);
   }
   std::vector<double> powers(n, 0.0);
   for (const auto& [host, processes] : nodes) {
     std::vector<double> utilizations;
-    for (const std::size_t p : processes) utilizations.push_back(u[p]);
+    for (const std::size_t p : processes) utilizations.push_back(utilization(input, p));
     const std::size_t first = processes.front();
     const double idle_cpus =
         first < input.node_idle_cpus.size() ? input.node_idle_cpus[first] : 0.0;
-    // ī_n (3.1.2.1): Σ_t i_t is one number here, the node's idle CPUs.
-    const double idle = machine::exploitable_idle_per_process(utilizations, {&idle_cpus, 1});
+    // p_{n,j} = b (ū_n + ī_n): the same availability for every process of
+    // the node (3.1.2.1); Σ_t i_t is one number here, the node's idle CPUs.
     for (const std::size_t p : processes) {
-      // b_j: work per CPU-second (speed is per second of the share of the PE it got).
-      const double rate = u[p] > 0.0 ? input.speed[p] / u[p] : 0.0;
-      powers[p] = rate * (u[p] + idle);
+      const double rating = p < ratings.size() ? ratings[p] : 0.0;
+      powers[p] = machine::process_processing_power(rating, utilizations, {&idle_cpus, 1});
     }
   }
   return powers;
 }
 
 PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
+  // The capability rating b_j: the rate measured the first time (DRUM's
+  // benchmark is run once, "when the hardware changes"), kept until the
+  // processes change (reset()). Later changes of speed reach the shares only
+  // through the CPU the process gets and the idle CPU of its node.
+  const bool unrated =
+      ratings_.size() != input.speed.size() ||
+      std::any_of(ratings_.begin(), ratings_.end(), [](double b) { return !(b > 0.0); });
+  if (unrated) ratings_ = input.speed;  // also when a rating could not be measured
   // The powers become the speeds of rcp's arithmetic (exact rounding, the
   // row weights of the nnz/weight models, the fallback on missing speeds).
   PartitionInput by_power = input;
-  by_power.speed = drum_processing_powers(input);
+  by_power.speed = drum_processing_powers(input, ratings_);
   return RcpPartitioner().partition(by_power);
 }
 

@@ -1,16 +1,17 @@
 // Partitioner "drum": each process's share is its DRUM processing power
-// (DRUM thesis 3.1.2.1), p_j = b_j (u_j + ī_n): what it computes per second
-// of CPU, times the CPU it got plus the idle CPU of its node it could use,
-// ī_n = min(k_n − Σ u, Σ_t i_t) / k_n over the k_n processes of node n.
+// (DRUM thesis 3.1.2.1), p_j = b_j (ū_n + ī_n): a capability rating times
+// the CPU the node's processes get plus the idle CPU of the node they could
+// use, ū_n the mean of u_j = Tcpu / Treal over the k_n processes of node n,
+// ī_n = min(k_n − Σ u, Σ_t i_t) / k_n.
 //
 // The thesis's b_n is a static benchmark rating (flexmpi-drum-config writes
 // one into the XML model for programs that use drum.h). Inside the runtime
-// the application's own rate per CPU-second stands in for it: the quantity
-// the benchmark approximates, for this application and its partition size.
-// u_j = Tcpu / Treal of the interval; Σ_t i_t comes from /proc/stat
-// (ProcessInterval::node_idle_cpus). On a dedicated node (u = 1, no idle
-// CPU) the shares are rcp's; a node with idle CPUs gets more than its
-// measured speed, a shared one less.
+// the application's own rate, measured the first time the partitioner runs,
+// stands in for it: the quantity the benchmark approximates, for this
+// application. Σ_t i_t comes from /proc/stat (ProcessInterval::node_idle_cpus).
+// Processes of one node get the same availability, so on one node the shares
+// follow the ratings; across nodes a loaded node loses power and a node with
+// idle CPUs gains it, as in DRUM.
 #pragma once
 
 #include <vector>
@@ -19,13 +20,18 @@
 
 namespace flexmpi {
 
-/// p_j of every process of `input` (0 where the measurements are missing).
-std::vector<double> drum_processing_powers(const PartitionInput& input);
+/// p_j of every process of `input` with capability `ratings` (0 where missing).
+std::vector<double> drum_processing_powers(const PartitionInput& input,
+                                           const std::vector<double>& ratings);
 
 class DrumPartitioner final : public Partitioner {
  public:
   std::string_view name() const override { return "drum"; }
   PartitionResult partition(const PartitionInput& input) override;
+  void reset() override { ratings_.clear(); }
+
+ private:
+  std::vector<double> ratings_;  // b_j, from the first partition() since the last reset()
 };
 
 }  // namespace flexmpi
