@@ -8,7 +8,7 @@
 namespace flexmpi {
 namespace {
 
-// The node's CPU times now (/proc/stat, one read per interval: ~20 us);
+// The node's CPU times now (/proc/stat, one read per interval, ~30 us);
 // empty where the file cannot be read.
 std::vector<machine::CpuTimes> node_cpu_times() {
   try {
