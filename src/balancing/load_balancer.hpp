@@ -17,7 +17,12 @@
 //   is not moved back by a short change (hysteresis);
 // - gain against cost: the prediction model (model/rebalance_model.hpp)
 //   prices the move, and it happens only if the predicted gain over the
-//   remaining iterations exceeds `lb_margin` times the predicted cost.
+//   remaining iterations exceeds `lb_margin` times the predicted cost;
+// - settled imbalance: an imbalance under the threshold that a full window of
+//   dedicated intervals still shows above `lb_refine` in its medians is moved
+//   too (if it pays), once after each move of Alg. 5. Alg. 5 alone leaves a
+//   partition up to imbalance_threshold off for the rest of the run when its
+//   move was made from two noisy intervals.
 #pragma once
 
 #include <deque>
@@ -46,6 +51,8 @@ struct BalanceDecision {
   int confirmations_needed = 1;
   /// Why the decomposition stays, when the detector asked for a rebalance.
   std::string held;
+  /// The move answers a settled imbalance (full window, under the threshold, over lb_refine).
+  bool settled = false;
   /// The gain-versus-cost prediction, when the partitioner proposed a change.
   std::optional<RebalanceAssessment> assessment;
 
@@ -89,6 +96,7 @@ class LoadBalancer {
     evidence_partition_.clear();
     unbalanced_streak_ = 0;
     moved_ = false;
+    refined_ = false;
     partitioner_->reset();
   }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
@@ -96,6 +104,8 @@ class LoadBalancer {
  private:
   /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+  /// true when the window's medians may show a settled imbalance worth a move.
+  [[nodiscard]] bool settled_imbalance_possible(const BalanceVerdict& verdict) const;
   /// Adds an interval to the evidence about the current blocks.
   void remember(const IntervalReport& report, const Situation& situation, bool unbalanced);
 
@@ -104,11 +114,13 @@ class LoadBalancer {
   int confirm_;
   int window_;
   double margin_;
+  double refine_threshold_;
   ImbalanceDetector detector_;
   std::deque<IntervalReport> evidence_;  // the last intervals on evidence_partition_
   Decomposition evidence_partition_;
   int unbalanced_streak_ = 0;  // consecutive unbalanced intervals among them
   bool moved_ = false;         // data moved since the process set began
+  bool refined_ = false;       // the last move answered a settled imbalance
   std::unique_ptr<Partitioner> partitioner_;
 };
 

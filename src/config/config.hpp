@@ -30,6 +30,9 @@ struct Config {
   int lb_confirm = 2;      ///< consecutive unbalanced intervals before data moves (1 = thesis)
   int lb_window = 5;       ///< intervals whose median times the balancer uses (1 = thesis)
   double lb_margin = 2.0;  ///< predicted gain must exceed lb_margin x predicted cost (0 = always)
+  /// A full window's median imbalance above this moves data though under
+  /// imbalance_threshold (0 = never: thesis Alg. 5).
+  double lb_refine = 0.08;
   WorkloadModel lb_model = WorkloadModel::count;  ///< count | nnz | weight
   std::string partitioner = "rcp";                ///< name of a partitioner strategy
   std::string metric = "auto";                    ///< auto | work | papi:EVENT[,EVENT]

@@ -130,6 +130,14 @@ std::vector<SettingDescriptor> balancing_settings() {
          if (margin < 0.0 || margin > 1e6) throw Rejected{};
          c.lb_margin = margin;
        }},
+      {"FLEXMPI_LB_REFINE", "lb-refine", "0.08", "a number from 0, under 1 (0 = off)",
+       "the balancer also moves data when the median times of a full FLEXMPI_LB_WINDOW on the "
+       "same blocks are this unbalanced, under FLEXMPI_IMBALANCE_THRESHOLD (0 = thesis Alg. 5)",
+       [](Config& c, std::string_view v) {
+         const double refine = parse_real(v);
+         if (!(refine >= 0.0 && refine < 1.0)) throw Rejected{};
+         c.lb_refine = refine;
+       }},
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
        "workload model: rows, nonzeros or user weights",
        [](Config& c, std::string_view v) {

@@ -155,6 +155,132 @@ TEST(LoadBalancer, MovesOnlyWhenTheGainExceedsTheCost) {
   EXPECT_TRUE(accepted.changed);
 }
 
+// Settled imbalance (FLEXMPI_LB_REFINE): rank 1 is 10.7 % slower than its
+// share, under the 15 % threshold, in every interval of a full window.
+TEST(LoadBalancer, ASettledImbalanceIsRefinedOnceAFullWindowShowsIt) {
+  LoadBalancer balancer(Config{});  // window 5, refine 0.08, threshold 0.15
+  const Decomposition current = {{600, 0}, {400, 600}};
+  const auto settled = dedicated_report({{600, 1.0}, {400, 1.12}});
+  for (int interval = 0; interval < 4; ++interval) {
+    const BalanceDecision decision = balancer.evaluate(settled, situation(current), {});
+    EXPECT_FALSE(decision.changed) << "interval " << interval;
+    EXPECT_FALSE(decision.verdict.rebalance);
+    EXPECT_EQ(decision.to_json()["decision"], "none");
+  }
+  const BalanceDecision fifth = balancer.evaluate(settled, situation(current), {});
+  ASSERT_TRUE(fifth.changed);
+  EXPECT_TRUE(fifth.settled);
+  EXPECT_EQ(fifth.to_json()["settled_imbalance"], true);
+  // Speeds 600 and 357 rows/s: 627 and 373 rows.
+  EXPECT_EQ(fifth.after, (Decomposition{{627, 0}, {373, 627}}));
+  // On the new blocks the evidence starts again: no second move before a new full window.
+  const auto balanced = dedicated_report({{627, 1.0}, {373, 1.0}});
+  for (int interval = 0; interval < 8; ++interval) {
+    EXPECT_FALSE(balancer.evaluate(balanced, situation(fifth.after), {}).changed);
+  }
+}
+
+// One refinement per move of Alg. 5: a settled imbalance after a refinement
+// stays until Alg. 5 itself moves (above the threshold), which re-arms it.
+TEST(LoadBalancer, ARefinementIsNotRefinedAgain) {
+  LoadBalancer balancer(Config{});
+  Decomposition current = {{600, 0}, {400, 600}};
+  const auto settled = dedicated_report({{600, 1.0}, {400, 1.12}});
+  for (int interval = 0; interval < 5; ++interval) {
+    const BalanceDecision decision = balancer.evaluate(settled, situation(current), {});
+    if (decision.changed) current = decision.after;
+  }
+  ASSERT_EQ(current, (Decomposition{{627, 0}, {373, 627}}));
+  const auto drifted = dedicated_report({{627, 1.12}, {373, 1.0}});  // the other way, 10.7 %
+  for (int interval = 0; interval < 10; ++interval) {
+    EXPECT_FALSE(balancer.evaluate(drifted, situation(current), {}).changed);
+  }
+  // A lasting change above the threshold moves (3 of a window after a move)
+  // and re-arms the refinement.
+  const auto slow = dedicated_report({{627, 1.0}, {373, 2.0}});
+  BalanceDecision moved;
+  for (int interval = 0; interval < 3; ++interval) {
+    moved = balancer.evaluate(slow, situation(current), {});
+  }
+  ASSERT_TRUE(moved.changed);
+  EXPECT_FALSE(moved.settled);
+  current = moved.after;
+  const auto after = dedicated_report({{static_cast<double>(current[0].count), 1.0},
+                                       {static_cast<double>(current[1].count), 1.12}});
+  BalanceDecision refined;
+  for (int interval = 0; interval < 5; ++interval) {
+    refined = balancer.evaluate(after, situation(current), {});
+  }
+  EXPECT_TRUE(refined.changed);
+  EXPECT_TRUE(refined.settled);
+}
+
+// A window with a shared (preempted) interval is not refined on.
+TEST(LoadBalancer, AWindowWithASharedIntervalIsNotRefined) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{600, 0}, {400, 600}};
+  const auto settled = dedicated_report({{600, 1.0}, {400, 1.12}});
+  auto preempted = settled;
+  preempted.processes[1].cpu = 0.9 * preempted.processes[1].wall;  // 10 % of the PE not ours
+  for (const auto& report : {settled, settled, preempted, settled, settled}) {
+    EXPECT_FALSE(balancer.evaluate(report, situation(current), {}).changed);
+  }
+  // Once the shared interval has left the window, the refinement comes.
+  EXPECT_TRUE(balancer.evaluate(settled, situation(current), {}).changed == false);
+  EXPECT_TRUE(balancer.evaluate(settled, situation(current), {}).changed == false);
+  EXPECT_TRUE(balancer.evaluate(settled, situation(current), {}).changed);
+}
+
+TEST(LoadBalancer, AnImbalanceUnderTheRefinementThresholdStays) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const auto close = dedicated_report({{500, 1.0}, {500, 1.06}});  // 5.7 %
+  for (int interval = 0; interval < 12; ++interval) {
+    const BalanceDecision decision = balancer.evaluate(close, situation(current), {});
+    EXPECT_FALSE(decision.changed);
+    EXPECT_FALSE(decision.settled);
+    EXPECT_FALSE(decision.to_json().contains("settled_imbalance"));
+  }
+}
+
+TEST(LoadBalancer, OneSlowIntervalInAFullWindowRefinesNothing) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{500, 0}, {500, 500}};
+  const auto even = dedicated_report({{500, 1.0}, {500, 1.0}});
+  const auto slower = dedicated_report({{500, 1.0}, {500, 1.12}});
+  for (const auto& report : {even, even, slower, even, even, slower, even, even}) {
+    EXPECT_FALSE(balancer.evaluate(report, situation(current), {}).changed);
+  }
+}
+
+TEST(LoadBalancer, RefinementOffIsThesisAlgorithm5) {
+  Config config;
+  config.lb_refine = 0.0;
+  LoadBalancer balancer(config);
+  const Decomposition current = {{600, 0}, {400, 600}};
+  const auto settled = dedicated_report({{600, 1.0}, {400, 1.12}});
+  for (int interval = 0; interval < 12; ++interval) {
+    EXPECT_FALSE(balancer.evaluate(settled, situation(current), {}).changed);
+  }
+}
+
+TEST(LoadBalancer, ARefinementThatDoesNotPayIsNotMade) {
+  LoadBalancer balancer(Config{});
+  const Decomposition current = {{600, 0}, {400, 600}};
+  const auto settled = dedicated_report({{600, 1.0}, {400, 1.12}});
+  RedistributionCost expensive;
+  expensive.observe(27 * 16384.0, 1.0);  // 1 s for the 27 rows the move needs
+  BalanceDecision decision;
+  for (int interval = 0; interval < 5; ++interval) {
+    // 10 iterations left gain ~0.08 s: less than 2 x 1 s.
+    decision = balancer.evaluate(settled, situation(current, /*remaining=*/10), expensive);
+  }
+  EXPECT_TRUE(decision.settled);
+  ASSERT_TRUE(decision.assessment.has_value());
+  EXPECT_FALSE(decision.changed);
+  EXPECT_EQ(decision.to_json()["held"], "the move does not pay (FLEXMPI_LB_MARGIN)");
+}
+
 TEST(RebalanceModel, BusiestProcessBytesCountsOnlyRowsThatChangeOwner) {
   const Decomposition from = {{500, 0}, {500, 500}};
   EXPECT_EQ(busiest_process_bytes(from, from, 8.0), 0.0);

@@ -43,6 +43,7 @@ inline Config thesis_balancing(Config config = {}) {
   config.lb_confirm = 1;
   config.lb_window = 1;
   config.lb_margin = 0.0;
+  config.lb_refine = 0.0;
   return config;
 }
 

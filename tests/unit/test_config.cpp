@@ -104,6 +104,7 @@ TEST(Config, DefaultsAreTheSpecDefaults) {
   EXPECT_EQ(c.lb_confirm, 2);
   EXPECT_EQ(c.lb_window, 5);
   EXPECT_DOUBLE_EQ(c.lb_margin, 2.0);
+  EXPECT_DOUBLE_EQ(c.lb_refine, 0.08);
   EXPECT_EQ(c.lb_model, WorkloadModel::count);
   EXPECT_EQ(c.partitioner, "rcp");
   EXPECT_EQ(c.metric, "auto");
@@ -127,6 +128,7 @@ TEST(Config, HelpDefaultsMatchTheParsedDefaults) {
   EXPECT_EQ(descriptor("FLEXMPI_LB_CONFIRM").default_text, std::to_string(c.lb_confirm));
   EXPECT_EQ(descriptor("FLEXMPI_LB_WINDOW").default_text, std::to_string(c.lb_window));
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_LB_MARGIN").default_text)), c.lb_margin);
+  EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_LB_REFINE").default_text)), c.lb_refine);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_IMBALANCE_THRESHOLD").default_text)),
             c.imbalance_threshold);
   EXPECT_EQ(std::stod(std::string(descriptor("FLEXMPI_DEDICATED_THRESHOLD").default_text)),
@@ -202,6 +204,8 @@ TEST(Config, BalancingRulesAcceptTheirRanges) {
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "0").lb_margin, 0.0);
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1.5").lb_margin, 1.5);
   EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_MARGIN", "1e6").lb_margin, 1e6);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_REFINE", "0").lb_refine, 0.0);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_LB_REFINE", "0.05").lb_refine, 0.05);
 }
 
 TEST(Config, BalancingRulesRejectBadValuesNamingTheVariable) {
@@ -211,6 +215,9 @@ TEST(Config, BalancingRulesRejectBadValuesNamingTheVariable) {
   }
   for (const std::string value : {"-0.1", "1e7", "nan", "inf", "abc", "", "2x"}) {
     expect_rejected("FLEXMPI_LB_MARGIN", value, "a number from 0 to 1000000");
+  }
+  for (const std::string value : {"-0.1", "1", "1.5", "nan", "inf", "abc", "", "0.1x"}) {
+    expect_rejected("FLEXMPI_LB_REFINE", value, "a number from 0, under 1");
   }
 }
 
