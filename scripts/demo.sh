@@ -76,6 +76,8 @@ for r in balanced_trace:
             f"  shared {r['shared']}  -> {r['decision']}")
     if r["decision"] == "rebalance":
         line += f": rows {r['partition_before']} -> {r['partition']}"
+        if r.get("settled_imbalance"):
+            line += " (a refinement: a full window's medians, FLEXMPI_LB_REFINE)"
         model = r.get("model")
         if model:
             line += (f" (predicted gain {model['predicted_gain_seconds']:.3f} s,"
