@@ -26,8 +26,14 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
 }
+
+
+def yield_when_idle(nprocs):
+    """Waiting ranks yield only when there are more ranks than cores (SPEC 7):
+    a yielding rank enters the kernel at every poll, which on these VMs flushes
+    its TLB and slows its next computation (docs/architecture.md, issue 11)."""
+    return {"OMPI_MCA_mpi_yield_when_idle": "1" if nprocs > (os.cpu_count() or 1) else "0"}
 SUMMARY = re.compile(r"moves=(\d+).*curve_checksum=([0-9a-f]+).*\btime=([0-9.]+) s")
 MODES = ["static", "count", "nnz", "weight"]
 SPEEDS = {2: "1.0,0.5", 4: "1.0,1.0,0.5,0.5"}
@@ -36,6 +42,7 @@ SPEEDS = {2: "1.0,0.5", 4: "1.0,1.0,0.5,0.5"}
 def run(args, nprocs, mode, heterogeneous, output=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
     env.update(MPI_ENV)
+    env.update(yield_when_idle(nprocs))
     env["FLEXMPI_LOG_LEVEL"] = "warn"
     if heterogeneous:
         env["FLEXMPI_EMULATE_SPEED"] = SPEEDS[nprocs]
