@@ -279,15 +279,13 @@ def emulation(args):
     fields = ("computation_time", "effective_time")
     readings = {(f, kind): [] for f in fields for kind in ("emulated", "cores", "corrected")}
 
-    def interval0_ratio(speeds, r, field_records):
+    def interval0(speeds, r):
         _, records = run(args, command, {"FLEXMPI_EMULATE_SPEED": speeds},
                          os.path.join(args.out, f"emulation_{speeds}_{r}.jsonl"))
-        field_records.append(records[0])
+        return records[0]
 
     for r in range(args.repeats):
-        pair = []
-        interval0_ratio("1.0,1.0", r, pair)
-        interval0_ratio("1.0,0.5", r, pair)
+        pair = [interval0("1.0,1.0", r), interval0("1.0,0.5", r)]
         for field in fields:
             cores, emulated = [(x[field][1] / x["metric_count"][1]) / (x[field][0] / x["metric_count"][0])
                                for x in pair]

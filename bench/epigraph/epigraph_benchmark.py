@@ -34,6 +34,8 @@ def yield_when_idle(nprocs):
     a yielding rank enters the kernel at every poll, which on these VMs flushes
     its TLB and slows its next computation (docs/architecture.md, issue 11)."""
     return {"OMPI_MCA_mpi_yield_when_idle": "1" if nprocs > (os.cpu_count() or 1) else "0"}
+
+
 SUMMARY = re.compile(r"moves=(\d+).*curve_checksum=([0-9a-f]+).*\btime=([0-9.]+) s")
 MODES = ["static", "count", "nnz", "weight"]
 SPEEDS = {2: "1.0,0.5", 4: "1.0,1.0,0.5,0.5"}

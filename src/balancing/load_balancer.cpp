@@ -189,13 +189,14 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const int needed = moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_;
   decision.confirmations = std::min(unbalanced_streak_, needed);
   decision.confirmations_needed = needed;
-  decision.settled = settled_imbalance_possible(decision.verdict);
-  if (!decision.verdict.rebalance && !decision.settled) return decision;
+  // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
+  const bool refining = settled_imbalance_possible(decision.verdict);
+  if (!decision.verdict.rebalance && !refining) return decision;
   if (situation.remaining_iterations <= 0) {
-    if (decision.verdict.rebalance) decision.held = "no iteration left to use a new partition";
+    if (!refining) decision.held = "no iteration left to use a new partition";
     return decision;
   }
-  if (!decision.settled && decision.confirmations < needed) {
+  if (!refining && decision.confirmations < needed) {
     decision.held =
         "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
         std::to_string(needed) + " consecutive intervals a move needs" +
@@ -205,16 +206,13 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
 
   const PartitionInput input = confirmed_input(situation);
   const double evidence_imbalance = imbalance_of(input.computation_time);
-  if (decision.settled) {
-    // Under the refinement threshold the blocks are as good as the noise lets us know.
-    if (evidence_imbalance <= refine_threshold_) {
-      decision.settled = false;
-      return decision;
+  // Under the refinement threshold the blocks are as good as the noise lets us know.
+  if (evidence_imbalance <= (refining ? refine_threshold_ : imbalance_threshold_)) {
+    if (!refining) {
+      decision.held = fmt::format(
+          "the median times of the last {} intervals are {:.0f} % unbalanced, under the threshold",
+          evidence_.size(), 100.0 * evidence_imbalance);
     }
-  } else if (evidence_imbalance <= imbalance_threshold_) {
-    decision.held = fmt::format(
-        "the median times of the last {} intervals are {:.0f} % unbalanced, under the threshold",
-        evidence_.size(), 100.0 * evidence_imbalance);
     return decision;
   }
   PartitionResult result = partitioner_->partition(input);
@@ -228,6 +226,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.fallback = result.fallback;
   if (result.blocks == situation.current) return decision;
 
+  decision.settled = refining;
   decision.assessment =
       assess_rebalance(rebalance_case(situation, input, result.blocks), cost, margin_);
   if (!decision.assessment->pays) {
@@ -237,7 +236,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.after = std::move(result.blocks);
   decision.changed = true;
   moved_ = true;
-  refined_ = decision.settled;
+  refined_ = refining;
   return decision;
 }
 

@@ -51,7 +51,8 @@ struct BalanceDecision {
   int confirmations_needed = 1;
   /// Why the decomposition stays, when the detector asked for a rebalance.
   std::string held;
-  /// The move answers a settled imbalance (full window, under the threshold, over lb_refine).
+  /// The proposed move (see assessment) answers a settled imbalance: a full
+  /// window, under the threshold, over lb_refine.
   bool settled = false;
   /// The gain-versus-cost prediction, when the partitioner proposed a change.
   std::optional<RebalanceAssessment> assessment;
