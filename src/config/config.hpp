@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "core/decomposition_state.hpp"
 #include "emulation/speed_emulator.hpp"
+#include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "policies/malleability_planner.hpp"
 #include "policies/schedule.hpp"
@@ -50,6 +52,8 @@ struct Config {
   std::string resources = "hostfile";  ///< hostfile | scenario:FILE (resource manager)
   std::string machine_profile_file;    ///< flexmpi-calibrate's JSON (empty: the defaults)
   MachineProfile machine_profile = MachineProfile::defaults();  ///< it, loaded and validated
+  std::string work_profile_file;  ///< an earlier run's trace (empty: extrapolate the work)
+  std::shared_ptr<const WorkProfile> work_profile;  ///< it, loaded and validated
   std::string node_classes_file;        ///< node-class description (empty: none)
   std::vector<NodeClass> node_classes;  ///< its classes, parsed and validated
   bool emulate_cluster = false;         ///< the hostfile's nodes are emulated on this machine
@@ -57,7 +61,7 @@ struct Config {
   std::string emulate_speed;            ///< relative speed per rank, validated by the emulator
   /// burn | sleep: how an emulated rank waits out its extra time
   EmulationMode emulate_mode = EmulationMode::burn;
-  std::string profile;             ///< profile-only report path ("-" = stderr, empty: off)
+  std::string report;              ///< profile-only report path ("-" = stderr, empty: off)
   std::string log_level = "info";  ///< trace | debug | info | warn | error | off
 };
 

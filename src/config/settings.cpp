@@ -2,12 +2,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
+#include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "policies/policy.hpp"
 #include "resources/hostfile.hpp"
@@ -253,6 +255,14 @@ std::vector<SettingDescriptor> resource_settings() {
              owned_by_component([&] { return load_machine_profile(std::string(v)); });
          c.machine_profile_file = std::string(v);
        }},
+      {"FLEXMPI_PROFILE", "profile", "(off)", "a flexmpi trace of an earlier run (JSON lines)",
+       "work profile of an irregular application: the prediction model takes the next "
+       "interval's work from it (thesis 5.3.1) instead of extrapolating",
+       [](Config& c, std::string_view v) {
+         c.work_profile = std::make_shared<const WorkProfile>(
+             owned_by_component([&] { return WorkProfile::load(std::string(v)); }));
+         c.work_profile_file = std::string(v);
+       }},
   };
 }
 
@@ -287,11 +297,11 @@ std::vector<SettingDescriptor> output_settings() {
          if (!mode) throw Rejected{};
          c.emulate_mode = *mode;
        }},
-      {"FLEXMPI_PROFILE", "profile", "(off)", "a file path, or - for standard error",
+      {"FLEXMPI_REPORT", "report", "(off)", "a file path, or - for standard error",
        "communication/computation profile written at MPI_Finalize",
        [](Config& c, std::string_view v) {
          if (v.empty()) throw Rejected{};
-         c.profile = std::string(v);
+         c.report = std::string(v);
        }},
       {"FLEXMPI_LOG_LEVEL", "log-level", "info", "one of trace, debug, info, warn, error, off",
        "verbosity of flexmpi's messages on standard error",

@@ -20,7 +20,9 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
       state_(state),
       monitor_(monitor),
       metric_name_(std::move(metric_name)),
-      policy_(make_policy(config.policy, config)) {
+      policy_(make_policy(config.policy, config)),
+      redistribution_cost_(config.machine_profile.redistribution_latency,
+                           config.machine_profile.redistribution_seconds_per_byte) {
   if (context_.rank() == 0 && !config_.trace.empty()) {
     trace_ = std::make_unique<TraceWriter>(config_.trace);
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -28,7 +30,8 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
     check_mpi(PMPI_Get_library_version(version, &length), "MPI_Get_library_version");
     forecaster_ = std::make_unique<IntervalForecaster>(
         config_.machine_profile,
-        detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length))));
+        detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length))),
+        config_.work_profile);
   }
 }
 

@@ -100,7 +100,8 @@ class AdaptationController final : public ReconfigurationHooks {
   // Spawns and removals since the last traced interval (rank 0): they go
   // into the record of the first interval of the new process set.
   nlohmann::json reconfigurations_ = nlohmann::json::array();
-  // The prediction model's price of a redistribution, and the bytes the last
+  // The prediction model's price of a redistribution (from the machine
+  // profile until this run has measured one), and the bytes the last
   // one was predicted to move (priced when its measured time arrives with
   // the next interval report).
   RedistributionCost redistribution_cost_;

@@ -158,9 +158,9 @@ void Runtime::write_profile() noexcept {
   // application writes the profile.
   if (processes_->status() == ProcessStatus::removed) return;
   // Profile-only mode: an unmodified program run with flexmpi preloaded
-  // (LD_PRELOAD) gets its profile on standard error unless FLEXMPI_PROFILE
+  // (LD_PRELOAD) gets its profile on standard error unless FLEXMPI_REPORT
   // says where; a program linked with flexmpi gets one only if it asks.
-  std::string destination = config_.profile;
+  std::string destination = config_.report;
   const char* preload = std::getenv("LD_PRELOAD");
   const bool preloaded = preload != nullptr && std::strstr(preload, "libflexmpi") != nullptr;
   if (destination.empty() && !context_->api_used() && preloaded) destination = "-";

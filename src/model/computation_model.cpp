@@ -62,6 +62,7 @@ class LineReader {
                        numbers(record, "metric_count"),
                        {}};
     const char* key = record.contains("partition_before") ? "partition_before" : "partition";
+    if (!record.contains(key)) return p;  // a run that did not balance traces no partition
     for (double rows : numbers(record, key)) {
       if (rows != std::floor(rows)) fail(key, "expected whole row counts");
       p.rows.push_back(static_cast<std::int64_t>(rows));

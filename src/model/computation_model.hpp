@@ -31,7 +31,8 @@ struct ProfiledInterval {
   int interval = 0;                ///< "interval"
   int iterations = 0;              ///< "iterations" of the interval (> 0)
   std::vector<double> work;        ///< "metric_count" per process
-  std::vector<std::int64_t> rows;  ///< rows per process the work was measured on
+  std::vector<std::int64_t> rows;  ///< rows per process the work was measured on (empty:
+                                   ///< the run traced no partition)
 
   /// Sum of the processes' work.
   [[nodiscard]] double total() const;
@@ -44,7 +45,8 @@ class WorkProfile {
   /// "metric_count" (one number >= 0 per process) and the partition the work
   /// was measured on: "partition_before" when the line has it (the trace
   /// writes "partition" as the blocks *after* that interval's decision),
-  /// else "partition", with as many entries as "metric_count". Blank lines
+  /// else "partition", with as many entries as "metric_count"; a run that
+  /// did not balance (FLEXMPI_POLICY=none) traces neither. Blank lines
   /// are skipped. Throws flexmpi::Error (bad_config) naming the file, the
   /// line and the key: missing file, bad JSON, missing or wrong key, no line.
   static WorkProfile load(const std::string& path);

@@ -17,13 +17,28 @@ nlohmann::json relative_error(double predicted, double measured) {
 
 }  // namespace
 
-IntervalForecaster::IntervalForecaster(MachineProfile profile, MpiLibrary library)
-    : profile_(std::move(profile)), library_(library) {}
+IntervalForecaster::IntervalForecaster(MachineProfile profile, MpiLibrary library,
+                                       std::shared_ptr<const WorkProfile> work_profile)
+    : profile_(std::move(profile)), library_(library), work_profile_(std::move(work_profile)) {}
+
+std::pair<double, const char*> IntervalForecaster::next_work(int next, int iterations) const {
+  if (work_profile_ && work_profile_->find(next) != nullptr && iterations > 0) {
+    return {profiled_work(*work_profile_, next, iterations, profile_correction_), "profile"};
+  }
+  return {extrapolate(total_work_), "extrapolation"};
+}
 
 nlohmann::json IntervalForecaster::settle(const IntervalReport& report) {
   double total = 0.0;
   for (const ProcessInterval& p : report.processes) total += p.metric;
   total_work_.push_back(total);
+  const ProfiledInterval* profiled =
+      work_profile_ ? work_profile_->find(report.index) : nullptr;
+  if (profiled != nullptr && !report.processes.empty() && profiled->iterations > 0) {
+    // Per iteration: the interval may be shorter than the profile's.
+    profile_correction_.observe(
+        profiled->total() / profiled->iterations * report.processes.front().iterations, total);
+  }
   if (!pending_ || report.processes.empty()) return nlohmann::json::object();
   const Pending predicted = *std::exchange(pending_, std::nullopt);
   double computation = 0.0;
@@ -41,16 +56,20 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report) {
              {{"computation", t.computation},
               {"communication", t.communication},
               {"redistribution", t.redistribution},
-              {"total", t.total()}}},
+              {"total", t.total()},
+              {"work", predicted.work}}},
             {"measured",
              {{"computation", computation},
+              {"work", total},
               {"communication", comm_seconds},
               {"redistribution", redistribution}}},
             {"relative_error",
              {{"computation", relative_error(t.computation, computation)},
               {"communication", relative_error(t.communication, comm_seconds)},
-              {"redistribution", relative_error(t.redistribution, redistribution)}}},
-            {"lambda", lambda_.lambda()}}}};
+              {"redistribution", relative_error(t.redistribution, redistribution)},
+              {"work", relative_error(predicted.work, total)}}},
+            {"lambda", lambda_.lambda()},
+            {"work_source", predicted.work_source}}}};
 }
 
 void IntervalForecaster::forecast(const IntervalReport& report,
@@ -73,7 +92,9 @@ void IntervalForecaster::forecast(const IntervalReport& report,
     same.speeds.push_back(measured.metric / seconds);
   }
   state.rows.assign(measured_rows.begin(), measured_rows.end());
-  state.next_work = extrapolate(total_work_);
+  const auto [work, source] =
+      next_work(report.index + 1, report.processes.front().iterations);
+  state.next_work = work;
   state.comm = std::move(ops);
   same.rows.assign(next_rows.begin(), next_rows.end());
   same.busiest_bytes = busiest_bytes;
@@ -84,7 +105,8 @@ void IntervalForecaster::forecast(const IntervalReport& report,
   state.lambda = lambda_.lambda();
   const IntervalPredictor corrected_predictor(profile_, library_, std::move(state));
   const IntervalPredictor raw_predictor(profile_, library_, std::move(uncorrected));
-  pending_ = Pending{corrected_predictor.predict(same), raw_predictor.predict(same).communication};
+  pending_ = Pending{corrected_predictor.predict(same), raw_predictor.predict(same).communication,
+                     source, work};
 }
 
 }  // namespace flexmpi

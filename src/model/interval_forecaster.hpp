@@ -13,18 +13,25 @@
 // costs. Measured: computation = the slowest process's computation time,
 // communication = the least MPI time of any process (the others' is longer
 // by their wait for the slowest, which the computation term covers),
-// redistribution = the slowest process's. An interval after a
+// redistribution = the slowest process's. With a work profile of an earlier
+// run (FLEXMPI_PROFILE, irregular applications) the next interval's work is
+// the profile's, corrected by measured / profiled work of the interval just
+// ended (ProfileCorrection); past the profile's end it is extrapolated.
+// An interval after a
 // change of the process set is not predicted (the profile is the old set's).
 // Trace only: decisions do not read it, so rank 0 alone runs it. No MPI.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "model/comm_model.hpp"
+#include "model/computation_model.hpp"
 #include "model/interval_predictor.hpp"
 #include "model/machine_profile.hpp"
 #include "monitoring/interval.hpp"
@@ -33,7 +40,9 @@ namespace flexmpi {
 
 class IntervalForecaster {
  public:
-  IntervalForecaster(MachineProfile profile, MpiLibrary library);
+  /// work_profile: an earlier run's work per interval, or null (extrapolate).
+  IntervalForecaster(MachineProfile profile, MpiLibrary library,
+                     std::shared_ptr<const WorkProfile> work_profile = nullptr);
 
   /// The interval `report` just closed. Returns {"prediction": ...} with the
   /// phases predicted for it, those measured and the relative errors, or an
@@ -59,11 +68,17 @@ class IntervalForecaster {
   MachineProfile profile_;
   MpiLibrary library_;
   LambdaCorrection lambda_;
+  std::shared_ptr<const WorkProfile> work_profile_;
+  ProfileCorrection profile_correction_;
   std::vector<double> total_work_;  // per interval, for extrapolate()
   struct Pending {
     PredictedInterval phases;
     double uncorrected_communication = 0.0;  // before lambda, to learn it
+    const char* work_source = "";            // "profile" or "extrapolation"
+    double work = 0.0;                       // the total work it was predicted for
   };
+  /// The next interval's total work and where it came from.
+  [[nodiscard]] std::pair<double, const char*> next_work(int next, int iterations) const;
   std::optional<Pending> pending_;
 };
 

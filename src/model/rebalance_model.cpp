@@ -24,13 +24,25 @@ double busiest_process_bytes(const Decomposition& from, const Decomposition& to,
   return static_cast<double>(busiest) * bytes_per_row;
 }
 
+RedistributionCost::RedistributionCost(double latency_seconds, double seconds_per_byte)
+    : latency_seconds_(latency_seconds), seconds_per_byte_(seconds_per_byte) {
+  for (const double value : {latency_seconds, seconds_per_byte}) {
+    if (!(value >= 0.0) || !std::isfinite(value)) {
+      throw Error(Errc::invalid_argument,
+                  fmt::format("redistribution price: latency {} s, {} s per byte: expected "
+                              "finite values >= 0",
+                              latency_seconds, seconds_per_byte));
+    }
+  }
+}
+
 double RedistributionCost::predict(double bytes) const {
-  return kLatencySeconds + std::max(0.0, bytes) * seconds_per_byte_;
+  return latency_seconds_ + std::max(0.0, bytes) * seconds_per_byte_;
 }
 
 void RedistributionCost::observe(double bytes, double seconds) {
   if (!(bytes > 0.0) || !(seconds > 0.0) || !std::isfinite(seconds)) return;
-  const double measured = std::max(0.0, seconds - kLatencySeconds) / bytes;
+  const double measured = std::max(0.0, seconds - latency_seconds_) / bytes;
   seconds_per_byte_ = observations_ == 0 ? measured : 0.5 * (seconds_per_byte_ + measured);
   ++observations_;
 }

@@ -38,12 +38,19 @@ double busiest_process_bytes(const Decomposition& from, const Decomposition& to,
 /// price per byte calibrated by measured redistributions.
 class RedistributionCost {
  public:
-  /// Before any measurement: ~1 GB/s, the order of a shared-memory copy that
-  /// also faults in the receiver's new pages, and 0.1 ms for the handshake.
+  /// Without a machine profile: ~1 GB/s, the order of a shared-memory copy
+  /// that also faults in the receiver's new pages, and 0.1 ms for the handshake.
   static constexpr double kDefaultSecondsPerByte = 1e-9;
-  static constexpr double kLatencySeconds = 1e-4;
+  static constexpr double kDefaultLatencySeconds = 1e-4;
+
+  RedistributionCost() = default;
+  /// Starts from a calibrated price (MachineProfile's "redistribution", thesis
+  /// 6.3.1) until redistributions of this run have been measured. Throws
+  /// flexmpi::Error (invalid_argument) for a negative or non-finite value.
+  RedistributionCost(double latency_seconds, double seconds_per_byte);
 
   [[nodiscard]] double predict(double bytes) const;
+  [[nodiscard]] double latency_seconds() const { return latency_seconds_; }
   /// A redistribution of `bytes` (busiest process) took `seconds` (slowest
   /// process): the new price per byte is the mean of the old and the measured
   /// one, so one disturbed measurement does not set the price alone.
@@ -58,6 +65,7 @@ class RedistributionCost {
   }
 
  private:
+  double latency_seconds_ = kDefaultLatencySeconds;
   double seconds_per_byte_ = kDefaultSecondsPerByte;
   int observations_ = 0;
 };

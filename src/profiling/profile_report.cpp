@@ -89,7 +89,7 @@ void write_json(const std::vector<double>& processes, const Operations& operatio
                                     {"max_seconds_per_process", summary.max_seconds}});
   }
   std::ofstream file(destination);
-  if (!file) throw Error(Errc::bad_config, "FLEXMPI_PROFILE='" + destination + "': cannot write");
+  if (!file) throw Error(Errc::bad_config, "FLEXMPI_REPORT='" + destination + "': cannot write");
   file << report.dump(2) << "\n";
 }
 

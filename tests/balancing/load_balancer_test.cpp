@@ -294,14 +294,23 @@ TEST(RebalanceModel, BusiestProcessBytesCountsOnlyRowsThatChangeOwner) {
 
 TEST(RebalanceModel, TheMeasuredCostReplacesTheDefaultPrice) {
   RedistributionCost cost;
-  EXPECT_DOUBLE_EQ(cost.predict(1e6), RedistributionCost::kLatencySeconds + 1e6 * 1e-9);
-  cost.observe(1e6, RedistributionCost::kLatencySeconds + 4e-3);  // 4 ns per byte
+  EXPECT_DOUBLE_EQ(cost.predict(1e6), RedistributionCost::kDefaultLatencySeconds + 1e6 * 1e-9);
+  cost.observe(1e6, RedistributionCost::kDefaultLatencySeconds + 4e-3);  // 4 ns per byte
   EXPECT_NEAR(cost.seconds_per_byte(), 4e-9, 1e-15);
-  cost.observe(1e6, RedistributionCost::kLatencySeconds + 2e-3);  // the mean with 2 ns
+  cost.observe(1e6, RedistributionCost::kDefaultLatencySeconds + 2e-3);  // the mean with 2 ns
   EXPECT_NEAR(cost.seconds_per_byte(), 3e-9, 1e-15);
   cost.observe(0.0, 5.0);  // nothing moved: no information
   cost.observe(1e6, -1.0);
   EXPECT_EQ(cost.observations(), 2);
+}
+
+TEST(RebalanceModel, StartsFromTheCalibratedPrice) {
+  RedistributionCost cost(7e-5, 3e-10);  // a machine profile's "redistribution"
+  EXPECT_DOUBLE_EQ(cost.predict(1e6), 7e-5 + 1e6 * 3e-10);
+  cost.observe(1e6, 7e-5 + 2e-3);  // the run's own measurement replaces it
+  EXPECT_NEAR(cost.seconds_per_byte(), 2e-9, 1e-15);
+  EXPECT_THROW(RedistributionCost(-1e-5, 1e-9), Error);
+  EXPECT_THROW(RedistributionCost(1e-4, std::nan("")), Error);
 }
 
 TEST(RebalanceModel, NoGainNoMove) {

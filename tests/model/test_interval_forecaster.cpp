@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <sstream>
 #include <vector>
 
 #include "model/interval_forecaster.hpp"
@@ -95,6 +97,58 @@ TEST(IntervalForecaster, NoPredictionAcrossAChangeOfTheProcessSet) {
   const std::vector<std::int64_t> three = {70, 70, 60};
   forecaster.forecast(two, rows, three, 0.0, {});
   EXPECT_TRUE(forecaster.settle(report({70, 70, 60}, {1, 1, 1}, {0, 0, 0})).empty());
+}
+
+// An irregular application: the work of interval 2 triples. Extrapolation
+// cannot see it coming; a profile of an earlier run can.
+TEST(IntervalForecaster, AWorkProfileForeseesAChangeOfWork) {
+  std::istringstream text(
+      R"({"interval": 0, "iterations": 10, "metric_count": [100, 100], "partition": [10, 10]}
+{"interval": 1, "iterations": 10, "metric_count": [100, 100], "partition": [10, 10]}
+{"interval": 2, "iterations": 10, "metric_count": [300, 300], "partition": [10, 10]})");
+  auto profile = std::make_shared<const WorkProfile>(WorkProfile::parse(text, "earlier.jsonl"));
+  IntervalForecaster profiled(MachineProfile::defaults(), MpiLibrary::open_mpi, profile);
+  IntervalForecaster extrapolating(MachineProfile::defaults(), MpiLibrary::open_mpi);
+  const std::vector<std::int64_t> rows = {10, 10};
+  IntervalReport r = report({100, 100}, {1.0, 1.0}, {0.0, 0.0});
+  for (IntervalForecaster* f : {&profiled, &extrapolating}) {
+    r.index = 0;
+    (void)f->settle(r);
+    r.index = 1;
+    f->forecast(r, rows, rows, 0.0, {});
+    (void)f->settle(r);
+    f->forecast(r, rows, rows, 0.0, {});  // predicts interval 2
+  }
+  r = report({300, 300}, {3.0, 3.0}, {0.0, 0.0});
+  r.index = 2;
+  const nlohmann::json with = profiled.settle(r)["prediction"];
+  const nlohmann::json without = extrapolating.settle(r)["prediction"];
+  EXPECT_EQ(with["work_source"], "profile");
+  EXPECT_EQ(without["work_source"], "extrapolation");
+  EXPECT_NEAR(with["predicted"]["computation"].get<double>(), 3.0, 1e-9);
+  EXPECT_NEAR(without["predicted"]["computation"].get<double>(), 1.0, 1e-9);
+}
+
+// The run does 20 % more work than the profile: from the next interval on the
+// profile is scaled by the measured ratio; past its end the work is extrapolated.
+TEST(IntervalForecaster, TheProfileIsCorrectedByTheMeasuredRatio) {
+  std::istringstream text(
+      R"({"interval": 0, "iterations": 10, "metric_count": [100, 100], "partition": [10, 10]}
+{"interval": 1, "iterations": 10, "metric_count": [200, 200], "partition": [10, 10]})");
+  IntervalForecaster forecaster(
+      MachineProfile::defaults(), MpiLibrary::open_mpi,
+      std::make_shared<const WorkProfile>(WorkProfile::parse(text, "earlier.jsonl")));
+  const std::vector<std::int64_t> rows = {10, 10};
+  IntervalReport r = report({120, 120}, {1.0, 1.0}, {0.0, 0.0});
+  (void)forecaster.settle(r);  // interval 0: 240 measured against 200 profiled
+  forecaster.forecast(r, rows, rows, 0.0, {});
+  r = report({240, 240}, {2.0, 2.0}, {0.0, 0.0});
+  r.index = 1;
+  const nlohmann::json one = forecaster.settle(r)["prediction"];
+  EXPECT_NEAR(one["predicted"]["computation"].get<double>(), 2.0, 1e-9);  // 400 x 1.2 / 240 per s
+  forecaster.forecast(r, rows, rows, 0.0, {});
+  r.index = 2;
+  EXPECT_EQ(forecaster.settle(r)["prediction"]["work_source"], "extrapolation");
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ def flexrun_launch(args):
 def flexrun_preload(args):
     """Profile-only mode: an MPI program that does not know flexmpi is profiled."""
     profile = os.path.join(args.workdir, "profile.json")
-    result = run([args.flexrun, "-n", "2", "--preload", f"--profile={profile}", args.plain],
+    result = run([args.flexrun, "-n", "2", "--preload", f"--report={profile}", args.plain],
                  env=mpi_environment())
     expect(result.returncode == 0 and "plain_mpi: sum 2" in result.stdout,
            "flexrun --preload -n 2 plain_mpi failed")

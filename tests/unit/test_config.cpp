@@ -115,7 +115,7 @@ TEST(Config, DefaultsAreTheSpecDefaults) {
   EXPECT_EQ(c.scheduler, SchedulingPolicy::balance_all);
   EXPECT_EQ(c.trace, "");
   EXPECT_EQ(c.emulate_speed, "");
-  EXPECT_EQ(c.profile, "");
+  EXPECT_EQ(c.report, "");
   EXPECT_EQ(c.log_level, "info");
 }
 
@@ -379,10 +379,10 @@ TEST(Config, AmpNeedsExactlyOneGoal) {
 
 TEST(Config, PathSettingsAcceptPathsAndRejectEmpty) {
   EXPECT_EQ(load_one("FLEXMPI_TRACE", "run.jsonl").trace, "run.jsonl");
-  EXPECT_EQ(load_one("FLEXMPI_PROFILE", "-").profile, "-");
-  EXPECT_EQ(load_one("FLEXMPI_PROFILE", "out/profile.json").profile, "out/profile.json");
+  EXPECT_EQ(load_one("FLEXMPI_REPORT", "-").report, "-");
+  EXPECT_EQ(load_one("FLEXMPI_REPORT", "out/profile.json").report, "out/profile.json");
   expect_rejected("FLEXMPI_TRACE", "");
-  expect_rejected("FLEXMPI_PROFILE", "");
+  expect_rejected("FLEXMPI_REPORT", "");
 }
 
 TEST(Config, EmulateSpeedAcceptsSpeedLists) {
@@ -416,6 +416,25 @@ TEST(Config, HostfileRejectsMissingFile) {
 TEST(Config, HostfileRejectsMalformedFileNamingTheLine) {
   const TempFile file("config_bad_hostfile.txt", "n1:C1:4\nn2:C2\n");
   expect_rejected("FLEXMPI_HOSTFILE", file.path(), file.path() + ":2:");
+}
+
+TEST(Config, WorkProfileIsLoadedAtStartUp) {
+  const TempFile file("config_work_profile.jsonl",
+                      R"({"interval": 0, "iterations": 5, "metric_count": [10, 20], )"
+                      R"("partition": [3, 3]})"
+                      "\n");
+  const Config c = load_one("FLEXMPI_PROFILE", file.path());
+  EXPECT_EQ(c.work_profile_file, file.path());
+  ASSERT_NE(c.work_profile, nullptr);
+  EXPECT_DOUBLE_EQ(c.work_profile->find(0)->total(), 30.0);
+}
+
+TEST(Config, WorkProfileRejectsMissingOrBadFilesNamingTheKey) {
+  const std::string path = (std::filesystem::current_path() / "no_such_profile.jsonl").string();
+  std::filesystem::remove(path);
+  expect_rejected("FLEXMPI_PROFILE", path);
+  const TempFile file("config_bad_work_profile.jsonl", R"({"interval": 0, "iterations": 5})");
+  expect_rejected("FLEXMPI_PROFILE", file.path(), "metric_count");
 }
 
 TEST(Config, UnknownOrMisspeltVariableIsRejected) {

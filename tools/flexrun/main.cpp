@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
       ->group(launch_group);
   app.add_flag("--preload", preload,
                "profile an unmodified MPI program: preload libflexmpi into its processes\n"
-               "(profile-only mode; the profile goes to --profile, default standard error)")
+               "(profile-only mode; the profile goes to --report, default standard error)")
       ->group(launch_group);
   app.add_flag("--keep-mpi-transport", keep_mpi_transport,
                "Open MPI: keep its default transport instead of pml ob1 + PMIx gds hash,\n"
