@@ -1,8 +1,10 @@
 #include "core/adaptation_controller.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
+#include "balancing/partitioner.hpp"
 #include "config/config.hpp"
 #include "core/context.hpp"
 #include "core/decomposition_state.hpp"
@@ -43,7 +45,7 @@ void AdaptationController::begin_iteration(std::span<const std::string> events,
   // Both happen before the iteration opens: inside it, rank 0's prediction and
   // trace writing (~2 ms) were measured as its computation, and rank 0 looked
   // 10 % slower than it is in every traced static run (issue 11).
-  if (!interval_traced_) forecast_next(state_.blocks(), false);
+  if (!interval_traced_) forecast_next(state_.blocks(), nullptr);
   trace_interval({});
   monitor_.begin(events);
   iteration_from_si_init_ = closed_by_evaluate;
@@ -77,11 +79,21 @@ void AdaptationController::close_interval() {
             ProcessInterval::kFieldCount)));
   }
   report.mark_oversubscribed_nodes();
-  if (forecaster_) prediction_record_ = forecaster_->settle(report);
+  if (forecaster_) prediction_record_ = forecaster_->settle(report, measured_change());
   context_.log().debug("interval {}: imbalance {:.3f}", report.index,
                        report.imbalance(config_.dedicated_threshold));
   last_interval_ = std::move(report);
   interval_traced_ = false;
+}
+
+MeasuredChange AdaptationController::measured_change() const {
+  MeasuredChange change;
+  for (const nlohmann::json& event : reconfigurations_) {
+    const std::string action = event.value("action", "");
+    if (action == "spawn" || action == "remove") change.reconfiguration += event.value("seconds", 0.0);
+    change.redistribution += event.value("redistribution_seconds", 0.0);
+  }
+  return change;
 }
 
 void AdaptationController::trace_interval(const nlohmann::json& extra) {
@@ -145,7 +157,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   extra.update(decision.record);
   const Decomposition measured_on = state_.blocks();
   if (decision.target) extra.update(carry_out(*decision.target, weight));
-  forecast_next(measured_on, decision.change.has_value());
+  forecast_next(measured_on, decision.change ? &*decision.change : nullptr);
   trace_interval(extra);  // a process change goes into the next interval's record
   if (decision.change) return change_processes(*decision.change, iteration, how);
   return state_.own_block();
@@ -154,6 +166,11 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
 RowBlock AdaptationController::change_processes(const ProcessChange& change, int iteration,
                                                 const SpawnRequest& how) {
   if (processes_ == nullptr) throw Error(Errc::internal, "no process manager attached");
+  changing_processes_ = true;
+  struct Done {
+    bool& flag;
+    ~Done() { flag = false; }
+  } done{changing_processes_};
   const std::vector<std::string>& classes = change.node_classes;
   try {
     if (change.reclaim) {
@@ -180,25 +197,60 @@ RowBlock AdaptationController::change_processes(const ProcessChange& change, int
   }
 }
 
-void AdaptationController::forecast_next(const Decomposition& measured_on, bool processes_change) {
+namespace {
+
+// Rows per process; without a decomposition (monitoring only) every process
+// counts one row: the next interval keeps the blocks, so only their sameness matters.
+std::vector<std::int64_t> row_counts(const Decomposition& blocks, std::size_t processes) {
+  std::vector<std::int64_t> rows(blocks.empty() ? processes : 0, 1);
+  for (const RowBlock& block : blocks) rows.push_back(block.count);
+  return rows;
+}
+
+// `blocks` over `processes` processes: the ones past its end hold nothing.
+Decomposition padded(Decomposition blocks, std::size_t processes, std::int64_t rows) {
+  blocks.resize(std::max(blocks.size(), processes), RowBlock{0, rows});
+  return blocks;
+}
+
+}  // namespace
+
+void AdaptationController::forecast_next(const Decomposition& measured_on,
+                                         const ProcessChange* change) {
   if (!forecaster_) return;
-  if (processes_change) {
-    forecaster_->forget();
-    return;
-  }
-  // Without a decomposition (monitoring only) every process counts one row:
-  // the next interval keeps the blocks, so only their sameness matters.
   const std::size_t size = last_interval_->processes.size();
-  auto counts = [size](const Decomposition& blocks) {
-    std::vector<std::int64_t> rows(blocks.empty() ? size : 0, 1);
-    for (const RowBlock& block : blocks) rows.push_back(block.count);
-    return rows;
-  };
-  const double moved =
-      measured_on == state_.blocks()
-          ? 0.0
-          : busiest_process_bytes(measured_on, state_.blocks(), state_.data().bytes_per_row());
-  forecaster_->forecast(*last_interval_, counts(measured_on), counts(state_.blocks()), moved,
+  Candidate next;
+  if (change == nullptr) {
+    next.rows = row_counts(state_.blocks(), size);
+    if (measured_on != state_.blocks()) {
+      next.busiest_bytes =
+          busiest_process_bytes(measured_on, state_.blocks(), state_.data().bytes_per_row());
+    }
+  } else {
+    // The configuration the process manager will reach (thesis Table 6.8):
+    // the last processes removed, the spawned ones as fast as the mean, the
+    // rows in proportion to the speeds (ProcessManager::estimated_speeds).
+    const int after = static_cast<int>(size) + change->spawn - change->remove;
+    std::vector<double> speeds = forecaster_->speeds();
+    if (change->reclaim || measured_on.empty() || speeds.size() != size || after < 1) {
+      forecaster_->forget();
+      return;
+    }
+    double mean = 0.0;
+    for (const double s : speeds) mean += s / static_cast<double>(speeds.size());
+    speeds.resize(static_cast<std::size_t>(after), mean);
+    const std::int64_t rows = state_.global_rows();
+    const Decomposition target = blocks_from_counts(proportional_counts(rows, speeds, 1));
+    const std::size_t widest = std::max(size, target.size());
+    next.busiest_bytes = busiest_process_bytes(padded(measured_on, widest, rows),
+                                               padded(target, widest, rows),
+                                               state_.data().bytes_per_row());
+    next.rows = row_counts(target, target.size());
+    next.speeds = std::move(speeds);
+    next.spawned = change->spawn;
+    next.removed = change->remove;
+  }
+  forecaster_->forecast(*last_interval_, row_counts(measured_on, size), std::move(next),
                         profile_operations(monitor_.last_interval_operations()));
 }
 
@@ -271,7 +323,9 @@ void AdaptationController::restart_after_reconfiguration() {
   interval_traced_ = true;
   policy_->on_reconfiguration();
   reconfiguration_mark_ = intervals_closed_;
-  if (forecaster_) forecaster_->forget();  // the profile was the old process set's
+  // A change the policy decided was predicted (forecast_next); one the
+  // application made itself (XMPI_Spawn, XMPI_Remove) was not.
+  if (forecaster_ && !changing_processes_) forecaster_->forget();
 }
 
 }  // namespace flexmpi

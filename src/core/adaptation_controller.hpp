@@ -73,8 +73,11 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Exchanges the per-process records of the finished interval (collective).
   void close_interval();
   void trace_interval(const nlohmann::json& extra);
-  /// Rank 0: predicts the next interval for the blocks the loop leaves.
-  void forecast_next(const Decomposition& measured_on, bool processes_change);
+  /// Rank 0: predicts the next interval for the blocks the loop leaves, or
+  /// for the processes and blocks a policy's `change` leads to.
+  void forecast_next(const Decomposition& measured_on, const ProcessChange* change);
+  /// Rank 0: what the spawns and removals traced since the last record cost.
+  [[nodiscard]] MeasuredChange measured_change() const;
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
   /// Spawns or removes the processes of a policy's change, then rebalances.
@@ -95,6 +98,7 @@ class AdaptationController final : public ReconfigurationHooks {
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;
   bool iteration_from_si_init_ = false;
+  bool changing_processes_ = false;  // inside change_processes: a predicted change
   int intervals_closed_ = 0;
   int reconfiguration_mark_ = 0;  // intervals closed before the last reconfiguration
   // Spawns and removals since the last traced interval (rank 0): they go

@@ -724,7 +724,21 @@ void LambdaCorrection::observe(double predicted, double measured) {
     invalid("lambda correction (eq. 5.4): expected predicted and measured seconds >= 0, got " +
             std::to_string(predicted) + " and " + std::to_string(measured));
   }
-  if (predicted > 0.0 && measured > 0.0) lambda_ = measured / predicted;
+  if (!(predicted > 0.0) || !(measured > 0.0)) return;
+  ratios_.push_back(measured / predicted);
+  if (ratios_.size() > window_) ratios_.erase(ratios_.begin());
+}
+
+LambdaCorrection::LambdaCorrection(std::size_t window) : window_(window) {
+  if (window == 0) invalid("lambda correction: expected a window of at least 1 interval");
+}
+
+double LambdaCorrection::lambda() const {
+  if (ratios_.empty()) return 1.0;
+  std::vector<double> sorted = ratios_;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t middle = sorted.size() / 2;
+  return sorted.size() % 2 == 1 ? sorted[middle] : 0.5 * (sorted[middle - 1] + sorted[middle]);
 }
 
 }  // namespace flexmpi

@@ -228,20 +228,29 @@ double predict_communication(std::span<const CommOpCount> ops, MpiLibrary librar
 /// the prediction of the next one. (Eq. 5.4 as printed divides estimated by
 /// real; multiplying the next estimate by that would double the error, so
 /// the ratio is taken the way eq. 5.5 needs it: real / estimated.)
+///
+/// window > 1 (beyond the thesis) takes the median of the last `window`
+/// ratios: on a shared machine one interval's communication can be 20-40x the
+/// next one's (a rank descheduled while the others wait), and eq. 5.4 would
+/// carry that interval's ratio into the next prediction.
 class LambdaCorrection {
  public:
+  /// window: ratios kept (>= 1; 1 = eq. 5.4, the last interval only).
+  /// Throws flexmpi::Error for 0.
+  explicit LambdaCorrection(std::size_t window = 1);
   /// The interval just ended: `predicted` seconds were predicted (before
   /// correction), `measured` were measured. Intervals with no communication
   /// on either side leave lambda as it was. Throws flexmpi::Error for
   /// negative or non-finite times.
   void observe(double predicted, double measured);
   /// lambda_n (1 before any observation).
-  [[nodiscard]] double lambda() const { return lambda_; }
+  [[nodiscard]] double lambda() const;
   /// Eq. 5.5: the corrected prediction, predicted x lambda_n.
-  [[nodiscard]] double correct(double predicted) const { return predicted * lambda_; }
+  [[nodiscard]] double correct(double predicted) const { return predicted * lambda(); }
 
  private:
-  double lambda_ = 1.0;
+  std::size_t window_;
+  std::vector<double> ratios_;  // the last `window_`, oldest first
 };
 
 }  // namespace flexmpi

@@ -28,10 +28,46 @@ std::pair<double, const char*> IntervalForecaster::next_work(int next, int itera
   return {extrapolate(total_work_), "extrapolation"};
 }
 
-nlohmann::json IntervalForecaster::settle(const IntervalReport& report) {
+double IntervalForecaster::lambda(std::size_t processes) const {
+  const auto found = lambda_.find(processes);
+  return found == lambda_.end() ? 1.0 : found->second.lambda();
+}
+
+std::vector<double> IntervalForecaster::speeds() const {
+  std::vector<double> medians;
+  for (std::vector<double> samples : speed_history_) {
+    if (samples.empty()) return {};
+    const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
+    std::nth_element(samples.begin(), middle, samples.end());
+    medians.push_back(*middle);
+  }
+  return medians;
+}
+
+void IntervalForecaster::learn_speeds(const IntervalReport& report, bool new_blocks) {
+  // Ranks keep their speed history across a change of the process set: the
+  // processes that stay keep their ranks, spawned ones start without.
+  speed_history_.resize(report.processes.size());
+  for (std::size_t p = 0; p < report.processes.size(); ++p) {
+    const ProcessInterval& measured = report.processes[p];
+    const double seconds = measured.computation();
+    if (!(seconds > 0.0) || !(measured.metric > 0.0)) continue;  // nothing to learn a speed from
+    std::vector<double>& samples = speed_history_[p];
+    if (new_blocks && !samples.empty()) continue;
+    samples.push_back(measured.metric / seconds);
+    if (samples.size() > kSpeedWindow) samples.erase(samples.begin());
+  }
+}
+
+nlohmann::json IntervalForecaster::settle(const IntervalReport& report, MeasuredChange change) {
   double total = 0.0;
   for (const ProcessInterval& p : report.processes) total += p.metric;
   total_work_.push_back(total);
+  // The first interval on new blocks is a disturbed one: neither the speeds
+  // nor lambda learn from it (but a process with no speed yet takes its).
+  const bool new_blocks = change.reconfiguration > 0.0 || change.redistribution > 0.0 ||
+                          report.redistribution_seconds() > 0.0;
+  learn_speeds(report, new_blocks);
   const ProfiledInterval* profiled =
       work_profile_ ? work_profile_->find(report.index) : nullptr;
   if (profiled != nullptr && !report.processes.empty() && profiled->iterations > 0) {
@@ -47,8 +83,15 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report) {
     computation = std::max(computation, p.computation());
     comm_seconds = std::min(comm_seconds, p.mpi);
   }
-  const double redistribution = report.redistribution_seconds();
-  lambda_.observe(predicted.uncorrected_communication, comm_seconds);
+  const double redistribution = report.redistribution_seconds() + change.redistribution;
+  if (predicted.processes == report.processes.size() && !new_blocks) {
+    lambda_.try_emplace(predicted.processes, 3)
+        .first->second.observe(predicted.uncorrected_communication, comm_seconds);
+  }
+  if (predicted.uncorrected_redistribution > 0.0 && redistribution > 0.0) {
+    redistribution_lambda_[predicted.move].observe(predicted.uncorrected_redistribution,
+                                                   redistribution);
+  }
   const PredictedInterval& t = predicted.phases;
   return {{"prediction",
            {{"machine_profile", profile_.source},
@@ -56,57 +99,55 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report) {
              {{"computation", t.computation},
               {"communication", t.communication},
               {"redistribution", t.redistribution},
+              {"reconfiguration", t.reconfiguration},
               {"total", t.total()},
               {"work", predicted.work}}},
             {"measured",
              {{"computation", computation},
               {"work", total},
               {"communication", comm_seconds},
-              {"redistribution", redistribution}}},
+              {"redistribution", redistribution},
+              {"reconfiguration", change.reconfiguration}}},
             {"relative_error",
              {{"computation", relative_error(t.computation, computation)},
               {"communication", relative_error(t.communication, comm_seconds)},
               {"redistribution", relative_error(t.redistribution, redistribution)},
+              {"reconfiguration", relative_error(t.reconfiguration, change.reconfiguration)},
               {"work", relative_error(predicted.work, total)}}},
-            {"lambda", lambda_.lambda()},
+            {"lambda", lambda(report.processes.size())},
+            {"redistribution_lambda", redistribution_lambda_[predicted.move].lambda()},
             {"work_source", predicted.work_source}}}};
 }
 
 void IntervalForecaster::forecast(const IntervalReport& report,
-                                  std::span<const std::int64_t> measured_rows,
-                                  std::span<const std::int64_t> next_rows, double busiest_bytes,
+                                  std::span<const std::int64_t> measured_rows, Candidate next,
                                   std::vector<CommOpCount> ops) {
   pending_.reset();
   const std::size_t processes = report.processes.size();
-  if (processes == 0 || measured_rows.size() != processes || next_rows.size() != processes ||
-      total_work_.empty()) {
-    return;
-  }
+  if (processes == 0 || measured_rows.size() != processes || total_work_.empty()) return;
+  if (next.speeds.empty()) next.speeds = speeds();
+  if (next.speeds.size() != next.rows.size()) return;  // no speed known for every process
   CurrentState state;
-  Candidate same;
-  for (std::size_t p = 0; p < processes; ++p) {
-    const ProcessInterval& measured = report.processes[p];
-    const double seconds = measured.computation();
-    if (!(seconds > 0.0) || !(measured.metric > 0.0)) return;  // nothing to learn a speed from
-    state.work.push_back(measured.metric);
-    same.speeds.push_back(measured.metric / seconds);
-  }
+  for (const ProcessInterval& measured : report.processes) state.work.push_back(measured.metric);
   state.rows.assign(measured_rows.begin(), measured_rows.end());
-  const auto [work, source] =
-      next_work(report.index + 1, report.processes.front().iterations);
+  const auto [work, source] = next_work(report.index + 1, report.processes.front().iterations);
   state.next_work = work;
   state.comm = std::move(ops);
-  same.rows.assign(next_rows.begin(), next_rows.end());
-  same.busiest_bytes = busiest_bytes;
-  if (busiest_bytes > 0.0) same.busiest_messages = 1;
+  if (next.busiest_bytes > 0.0 && next.busiest_messages == 0) next.busiest_messages = 1;
   // Communication before lambda, to learn lambda from what it missed.
   CurrentState uncorrected = state;
   uncorrected.lambda = 1.0;
-  state.lambda = lambda_.lambda();
+  state.lambda = lambda(next.rows.size());
   const IntervalPredictor corrected_predictor(profile_, library_, std::move(state));
   const IntervalPredictor raw_predictor(profile_, library_, std::move(uncorrected));
-  pending_ = Pending{corrected_predictor.predict(same), raw_predictor.predict(same).communication,
-                     source, work};
+  Pending pending{corrected_predictor.predict(next), 0.0, 0.0, kRebalance, 0, source, work};
+  pending.uncorrected_communication = raw_predictor.predict(next).communication;
+  pending.uncorrected_redistribution = pending.phases.redistribution;
+  pending.processes = next.rows.size();
+  pending.move = next.spawned > 0 ? kSpawn : next.removed > 0 ? kRemove : kRebalance;
+  pending.phases.redistribution =
+      redistribution_lambda_[pending.move].correct(pending.phases.redistribution);
+  pending_ = pending;
 }
 
 }  // namespace flexmpi

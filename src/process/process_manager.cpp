@@ -829,7 +829,14 @@ void ProcessManager::apply_removal(const json& plan) {
   const std::set<int> gone(victims.begin(), victims.end());
   const bool leaving = gone.contains(context_.rank());
   // Their data first: if it fails, nothing else has changed.
-  if (plan.contains("target")) state_.move_to(from_json(plan["target"]));
+  double data_seconds = 0.0;
+  if (plan.contains("target")) {
+    state_.move_to(from_json(plan["target"]));
+    // Timed when every process has its rows, so that rank 0's clock
+    // separates the data (5.3.4) from the removal (eq. 5.7).
+    check_mpi(PMPI_Barrier(context_.library_comm()), "MPI_Barrier (removal)");
+    data_seconds = wall_seconds() - start;
+  }
   // Alg. 3 lines 8-12: a communicator without them.
   MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
   check_mpi(PMPI_Comm_split(context_.library_comm(), leaving ? MPI_UNDEFINED : 0, context_.rank(),
@@ -874,7 +881,8 @@ void ProcessManager::apply_removal(const json& plan) {
                                 {"nprocs_before", before},
                                 {"nprocs", context_.size()},
                                 {"removed_ranks", victims},
-                                {"seconds", wall_seconds() - start}});
+                                {"seconds", wall_seconds() - start - data_seconds},
+                                {"redistribution_seconds", data_seconds}});
 }
 
 void ProcessManager::become_removed() {
@@ -896,8 +904,12 @@ void ProcessManager::become_removed() {
 
 int ProcessManager::apply_data(const json& plan) {
   if (plan.contains("target")) {
+    const double start = wall_seconds();
     state_.move_to(from_json(plan["target"]));
     state_.share_replicated();
+    loop_.record_reconfiguration({{"action", "data_handover"},
+                                  {"nprocs", context_.size()},
+                                  {"redistribution_seconds", wall_seconds() - start}});
     state_.update_work({});
   }
   awaiting_data_.assign(awaiting_data_.size(), false);

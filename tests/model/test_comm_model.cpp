@@ -421,5 +421,18 @@ TEST(CommModel, LambdaCorrectionEq54And55) {
   EXPECT_THROW(lambda.observe(1.0, std::numeric_limits<double>::infinity()), Error);
 }
 
+TEST(CommModel, LambdaOverAWindowIgnoresOneDisturbedInterval) {
+  LambdaCorrection lambda(3);
+  lambda.observe(1.0, 2.0);
+  EXPECT_DOUBLE_EQ(lambda.lambda(), 2.0);
+  lambda.observe(1.0, 40.0);  // one interval waited for a descheduled rank
+  EXPECT_DOUBLE_EQ(lambda.lambda(), 21.0);  // two ratios: their mean
+  lambda.observe(1.0, 2.2);
+  EXPECT_DOUBLE_EQ(lambda.lambda(), 2.2);  // three: the median
+  lambda.observe(1.0, 1.8);                // the oldest (2.0) leaves
+  EXPECT_DOUBLE_EQ(lambda.lambda(), 2.2);
+  EXPECT_THROW(LambdaCorrection(0), Error);
+}
+
 }  // namespace
 }  // namespace flexmpi

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/interval_forecaster.hpp"
+#include "model/reconfiguration_cost.hpp"
 
 namespace flexmpi {
 namespace {
@@ -39,6 +40,14 @@ std::vector<CommOpCount> one_allreduce() {
   return {op};
 }
 
+// The next interval's blocks, reached by moving `bytes` (busiest process).
+Candidate blocks(const std::vector<std::int64_t>& rows, double bytes) {
+  Candidate next;
+  next.rows = rows;
+  next.busiest_bytes = bytes;
+  return next;
+}
+
 TEST(IntervalForecaster, NothingIsPredictedForTheFirstInterval) {
   IntervalForecaster forecaster(MachineProfile::defaults(), MpiLibrary::open_mpi);
   EXPECT_TRUE(forecaster.settle(report({100, 50}, {1.0, 1.0}, {0.1, 0.1})).empty());
@@ -49,7 +58,7 @@ TEST(IntervalForecaster, ARegularIntervalIsPredictedAsMeasured) {
   const IntervalReport first = report({100, 50}, {1.0, 1.0}, {0.01, 0.02});
   (void)forecaster.settle(first);
   const std::vector<std::int64_t> rows = {100, 50};
-  forecaster.forecast(first, rows, rows, 0.0, one_allreduce());
+  forecaster.forecast(first, rows, blocks(rows, 0.0), one_allreduce());
   const nlohmann::json record = forecaster.settle(first).at("prediction");
   EXPECT_EQ(record.at("machine_profile"), "defaults");
   // The same work at the same speeds: the slowest process's second.
@@ -65,10 +74,10 @@ TEST(IntervalForecaster, LambdaCorrectsTheNextCommunicationPrediction) {
   const IntervalReport r = report({100, 100}, {1.0, 1.0}, {0.05, 0.05});
   const std::vector<std::int64_t> rows = {100, 100};
   (void)forecaster.settle(r);
-  forecaster.forecast(r, rows, rows, 0.0, one_allreduce());
+  forecaster.forecast(r, rows, blocks(rows, 0.0), one_allreduce());
   const double raw = forecaster.settle(r)["prediction"]["predicted"]["communication"];
-  EXPECT_NEAR(forecaster.lambda(), 0.05 / raw, 1e-9 * forecaster.lambda());
-  forecaster.forecast(r, rows, rows, 0.0, one_allreduce());
+  EXPECT_NEAR(forecaster.lambda(2), 0.05 / raw, 1e-9 * forecaster.lambda(2));
+  forecaster.forecast(r, rows, blocks(rows, 0.0), one_allreduce());
   const nlohmann::json second = forecaster.settle(r)["prediction"];
   EXPECT_NEAR(second["predicted"]["communication"].get<double>(), 0.05, 1e-9);
 }
@@ -79,7 +88,7 @@ TEST(IntervalForecaster, AMoveIsPricedAndABalancedPartitionPredicted) {
   const IntervalReport r = report({150, 150}, {1.0, 2.0}, {0.0, 0.0});
   (void)forecaster.settle(r);
   const std::vector<std::int64_t> before = {150, 150}, after = {200, 100};
-  forecaster.forecast(r, before, after, 50 * 8000.0, {});
+  forecaster.forecast(r, before, blocks(after, 50 * 8000.0), {});
   const nlohmann::json record = forecaster.settle(r)["prediction"];
   EXPECT_NEAR(record["predicted"]["computation"].get<double>(), 200.0 / 150.0, 1e-9);
   EXPECT_GT(record["predicted"]["redistribution"].get<double>(), 0.0);
@@ -90,13 +99,57 @@ TEST(IntervalForecaster, NoPredictionAcrossAChangeOfTheProcessSet) {
   const IntervalReport two = report({100, 100}, {1.0, 1.0}, {0.0, 0.0});
   const std::vector<std::int64_t> rows = {100, 100};
   (void)forecaster.settle(two);
-  forecaster.forecast(two, rows, rows, 0.0, {});
+  forecaster.forecast(two, rows, blocks(rows, 0.0), {});
   forecaster.forget();
   EXPECT_TRUE(forecaster.settle(two).empty());
   // Blocks for another number of processes: not predicted either.
   const std::vector<std::int64_t> three = {70, 70, 60};
-  forecaster.forecast(two, rows, three, 0.0, {});
+  forecaster.forecast(two, rows, blocks(three, 0.0), {});
   EXPECT_TRUE(forecaster.settle(report({70, 70, 60}, {1, 1, 1}, {0, 0, 0})).empty());
+}
+
+// The first interval after a reconfiguration runs slow (first touches of the
+// new rows): the next is predicted with the median speed, not that one's.
+TEST(IntervalForecaster, OneSlowIntervalDoesNotSetTheSpeed) {
+  IntervalForecaster forecaster(MachineProfile::defaults(), MpiLibrary::open_mpi);
+  const std::vector<std::int64_t> rows = {100, 100};
+  for (const double seconds : {1.0, 1.0, 3.0}) {
+    (void)forecaster.settle(report({100, 100}, {seconds, seconds}, {0.0, 0.0}));
+  }
+  forecaster.forecast(report({100, 100}, {3.0, 3.0}, {0.0, 0.0}), rows, blocks(rows, 0.0), {});
+  const nlohmann::json record =
+      forecaster.settle(report({100, 100}, {1.0, 1.0}, {0.0, 0.0}))["prediction"];
+  EXPECT_NEAR(record["predicted"]["computation"].get<double>(), 1.0, 1e-9);
+}
+
+// A spawn the loop decided (thesis Table 6.8): the interval after it is
+// predicted on the new set, with the spawn and the handover priced, and set
+// beside what they cost.
+TEST(IntervalForecaster, ASpawnIsPredictedPhaseByPhase) {
+  IntervalForecaster forecaster(MachineProfile::defaults(), MpiLibrary::open_mpi);
+  const IntervalReport two = report({100, 100}, {1.0, 1.0}, {0.0, 0.0});
+  (void)forecaster.settle(two);
+  Candidate four = blocks({50, 50, 50, 50}, 100 * 8000.0);
+  four.speeds = {100, 100, 100, 100};
+  four.spawned = 2;
+  forecaster.forecast(two, std::vector<std::int64_t>{100, 100}, four, {});
+  const nlohmann::json record =
+      forecaster.settle(report({50, 50, 50, 50}, {0.5, 0.5, 0.5, 0.5}, {0, 0, 0, 0}),
+                        MeasuredChange{0.4, 0.002})["prediction"];
+  EXPECT_NEAR(record["predicted"]["computation"].get<double>(), 0.5, 1e-9);
+  EXPECT_DOUBLE_EQ(record["predicted"]["reconfiguration"].get<double>(),
+                   spawn_cost(MachineProfile::defaults(), 2));
+  EXPECT_GT(record["predicted"]["redistribution"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(record["measured"]["reconfiguration"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(record["measured"]["redistribution"].get<double>(), 0.002);
+  EXPECT_NEAR(record["relative_error"]["reconfiguration"].get<double>(),
+              spawn_cost(MachineProfile::defaults(), 2) / 0.4 - 1.0, 1e-9);
+  // The next move of the same bytes is priced at what this one measured.
+  forecaster.forecast(two, std::vector<std::int64_t>{100, 100}, four, {});
+  const nlohmann::json next =
+      forecaster.settle(report({50, 50, 50, 50}, {0.5, 0.5, 0.5, 0.5}, {0, 0, 0, 0}),
+                        MeasuredChange{0.4, 0.003})["prediction"];
+  EXPECT_NEAR(next["predicted"]["redistribution"].get<double>(), 0.002, 1e-12);
 }
 
 // An irregular application: the work of interval 2 triples. Extrapolation
@@ -115,9 +168,9 @@ TEST(IntervalForecaster, AWorkProfileForeseesAChangeOfWork) {
     r.index = 0;
     (void)f->settle(r);
     r.index = 1;
-    f->forecast(r, rows, rows, 0.0, {});
+    f->forecast(r, rows, blocks(rows, 0.0), {});
     (void)f->settle(r);
-    f->forecast(r, rows, rows, 0.0, {});  // predicts interval 2
+    f->forecast(r, rows, blocks(rows, 0.0), {});  // predicts interval 2
   }
   r = report({300, 300}, {3.0, 3.0}, {0.0, 0.0});
   r.index = 2;
@@ -141,12 +194,12 @@ TEST(IntervalForecaster, TheProfileIsCorrectedByTheMeasuredRatio) {
   const std::vector<std::int64_t> rows = {10, 10};
   IntervalReport r = report({120, 120}, {1.0, 1.0}, {0.0, 0.0});
   (void)forecaster.settle(r);  // interval 0: 240 measured against 200 profiled
-  forecaster.forecast(r, rows, rows, 0.0, {});
+  forecaster.forecast(r, rows, blocks(rows, 0.0), {});
   r = report({240, 240}, {2.0, 2.0}, {0.0, 0.0});
   r.index = 1;
   const nlohmann::json one = forecaster.settle(r)["prediction"];
   EXPECT_NEAR(one["predicted"]["computation"].get<double>(), 2.0, 1e-9);  // 400 x 1.2 / 240 per s
-  forecaster.forecast(r, rows, rows, 0.0, {});
+  forecaster.forecast(r, rows, blocks(rows, 0.0), {});
   r.index = 2;
   EXPECT_EQ(forecaster.settle(r)["prediction"]["work_source"], "extrapolation");
 }

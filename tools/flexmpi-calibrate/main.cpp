@@ -16,11 +16,11 @@
 //                   the first k ranks, k = 2 .. all: the per-collective fit per
 //                   communicator size, measured / modelled per size
 //                   (src/model/calibration.hpp).
-//   spawn           (Open MPI only: Debian's MPICH cannot spawn) XMPI_Spawn of 1
-//                   and of 2 processes, XMPI_Remove of them, as bench/spawn_cost
-//                   does: seconds per process at 1 and 2 processes. The spawned
-//                   processes run this program with --spawn-step and follow the
-//                   script until they are removed.
+//   spawn           (Open MPI only: Debian's MPICH cannot spawn) XMPI_Spawn of 1,
+//                   2 and 4 processes (--quick: 1, 2), XMPI_Remove of them, as
+//                   bench/spawn_cost does: seconds per process at each count.
+//                   The spawned processes run this program with --spawn-step
+//                   and follow the script until they are removed.
 //   redistribution  XMPI_Redistribute_data of a registered vector of doubles,
 //                   moving k rows for several k: latency and seconds per byte of
 //                   the busiest process (sent + received), least squares.
@@ -270,10 +270,16 @@ struct SpawnStep {
   int processes;
 };
 
+// Processes spawned (and removed) at once: the cost per process grows with
+// the count on an oversubscribed machine (measured 103 ms at 2, 134 ms at 4).
+std::vector<int> spawn_counts(bool quick) {
+  return quick ? std::vector<int>{1, 2} : std::vector<int>{1, 2, 4};
+}
+
 std::vector<SpawnStep> spawn_script(bool quick) {
   std::vector<SpawnStep> steps;
   for (int r = 0; r < (quick ? 1 : 3); ++r) {
-    for (int k : {1, 2}) {
+    for (int k : spawn_counts(quick)) {
       steps.push_back({true, k});
       steps.push_back({false, k});
     }
@@ -311,7 +317,7 @@ bool run_spawn_script(const Options& options, int first, std::vector<std::vector
   return true;
 }
 
-// Spawn and remove cost per process at 1 and 2 processes (Open MPI only);
+// Spawn and remove cost per process at 1, 2 (and 4) processes (Open MPI only);
 // false when skipped.
 bool calibrate_spawn(flexmpi::MachineProfile& profile, const Options& options,
                      flexmpi::MpiLibrary library) {
@@ -320,11 +326,11 @@ bool calibrate_spawn(flexmpi::MachineProfile& profile, const Options& options,
              std::string(flexmpi::library_name(library)).c_str());
     return false;
   }
-  std::vector<std::vector<double>> spawn(3), remove(3);
+  std::vector<std::vector<double>> spawn(5), remove(5);
   run_spawn_script(options, 0, &spawn, &remove);
   profile.spawn.clear();
   profile.remove.clear();
-  for (int k : {1, 2}) {
+  for (int k : spawn_counts(options.quick)) {
     profile.spawn.push_back({k, flexmpi::median(spawn[k])});
     profile.remove.push_back({k, flexmpi::median(remove[k])});
     progress("[spawn]   %d at once: spawn %.1f ms, remove %.2f ms per process", k,
