@@ -4,7 +4,8 @@
 usage: check_reconfiguration_trace.py TRACE ACTION:NPROCS...
 Each ACTION:NPROCS is one expected spawn or removal and the process count
 after it, in order. Every reconfiguration must also say the count before it,
-its time, and the intervals after it must have the new count.
+its time, and the intervals after it must have the new count. The handovers
+of data to spawned processes (action data_handover) must say their time.
 """
 import json
 import sys
@@ -17,6 +18,10 @@ def main():
     seen, nprocs = [], None
     for record in records:
         for event in record.get("reconfigurations", []):
+            if event["action"] == "data_handover":
+                if event["nprocs"] != nprocs or not event["redistribution_seconds"] >= 0:
+                    sys.exit(f"{event}: a handover without its time, or to {nprocs} processes")
+                continue
             if nprocs is not None and event["nprocs_before"] != nprocs:
                 sys.exit(f"{event}: {event['nprocs_before']} processes before, the trace had {nprocs}")
             if not event["seconds"] >= 0:

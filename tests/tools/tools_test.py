@@ -117,7 +117,7 @@ SAMPLE_VALUES = {
     "goal": "0.75", "goal-speedup": "0.35", "constraint": "energy",
     "scheduler": "balance_occupied",
     "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "emulate-mode": "sleep",
-    "profile": "-", "log-level": "warn", "max-procs": "8",
+    "report": "-", "log-level": "warn", "max-procs": "8",
 }
 
 
@@ -135,6 +135,10 @@ def flexrun_dry_run(args):
         stream.write("# test node classes\nC1 1.90 0.095\nC2 4.62 0.462 95\n")
     values = dict(SAMPLE_VALUES, hostfile=hostfile, schedule=schedule)
     values["node-classes"] = classes
+    work_profile = os.path.join(args.workdir, "earlier run.jsonl")
+    with open(work_profile, "w") as stream:
+        stream.write('{"interval": 0, "iterations": 10, "metric_count": [5, 7]}\n')
+    values["profile"] = work_profile
     # A profile flexmpi-calibrate --quick wrote on the 2-vCPU development VM.
     values["machine-profile"] = os.path.join(args.source_dir, "tests", "tools",
                                              "machine_profile.json")

@@ -253,15 +253,25 @@ def panel_nprocs(axis, xs, xlabel, records):
 
 def panel_prediction(axis, xs, xlabel, records):
     """Predicted (dashed) against measured (solid) time per phase (thesis Fig. 6.13)."""
-    for k, phase in enumerate(("computation", "communication", "redistribution")):
-        predicted = [r["prediction"]["predicted"][phase] if "prediction" in r else None
-                     for r in records]
-        measured = [r["prediction"]["measured"][phase] if "prediction" in r else None
-                    for r in records]
+    values = []
+    for k, phase in enumerate(("computation", "communication", "reconfiguration",
+                               "redistribution")):
+        # .get: traces written before the reconfiguration phase have none;
+        # 0 s: the interval had no such phase (not drawn).
+        predicted = [r["prediction"]["predicted"].get(phase) or None if "prediction" in r
+                     else None for r in records]
+        measured = [r["prediction"]["measured"].get(phase) or None if "prediction" in r
+                    else None for r in records]
         if not any(measured) and not any(predicted):
             continue
+        values += [v for v in measured + predicted if v]
         axis.plot(xs, measured, marker="o", markersize=3, color=f"C{k}", label=f"{phase}, measured")
-        axis.plot(xs, predicted, linestyle="--", color=f"C{k}", label=f"{phase}, predicted")
+        axis.plot(xs, predicted, linestyle="--", marker="x", markersize=5, color=f"C{k}",
+                  label=f"{phase}, predicted")
+    # A spawn (0.1-1 s) next to milliseconds of communication: a log scale
+    # keeps every phase readable (intervals without the phase are not drawn).
+    if values and max(values) > 100 * min(values):
+        axis.set_yscale("log")
     profile = next(r["prediction"]["machine_profile"] for r in records if "prediction" in r)
     axis.set_ylabel("seconds per interval")
     axis.set_xlabel(xlabel)
