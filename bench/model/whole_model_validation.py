@@ -24,16 +24,10 @@ import statistics
 import subprocess
 import sys
 
-MPI_ENV = {
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    # 6 processes on 2 cores at the widest: waiting ranks must yield (SPEC 7).
-    "OMPI_MCA_mpi_yield_when_idle": "1",
-    # The transport that makes spawning fast here (docs/benchmarks.md, "Process management").
-    "OMPI_MCA_pml": "ob1",
-    "PMIX_MCA_gds": "hash",
-}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "malleability"))
+# Open MPI for spawning here (the transport that makes it fast; ranks yield: 6 on 2 cores at most).
+from smp_experiment import MPI_ENV  # noqa: E402
+
 PHASES = ("computation", "communication", "reconfiguration", "redistribution")
 CORES = os.cpu_count()
 # spawn 1, 2, 4 from 2 processes, each removed again 2 intervals later (Table 6.8's set).

@@ -54,11 +54,11 @@ struct Config {
   MachineProfile machine_profile = MachineProfile::defaults();  ///< it, loaded and validated
   std::string work_profile_file;  ///< an earlier run's trace (empty: extrapolate the work)
   std::shared_ptr<const WorkProfile> work_profile;  ///< it, loaded and validated
-  std::string node_classes_file;        ///< node-class description (empty: none)
-  std::vector<NodeClass> node_classes;  ///< its classes, parsed and validated
-  bool emulate_cluster = false;         ///< the hostfile's nodes are emulated on this machine
-  std::string trace;                    ///< JSON-lines trace path (empty: off)
-  std::string emulate_speed;            ///< relative speed per rank, validated by the emulator
+  std::string node_classes_file;                    ///< node-class description (empty: none)
+  std::vector<NodeClass> node_classes;              ///< its classes, parsed and validated
+  bool emulate_cluster = false;  ///< the hostfile's nodes are emulated on this machine
+  std::string trace;             ///< JSON-lines trace path (empty: off)
+  std::string emulate_speed;     ///< relative speed per rank, validated by the emulator
   /// burn | sleep: how an emulated rank waits out its extra time
   EmulationMode emulate_mode = EmulationMode::burn;
   std::string report;              ///< profile-only report path ("-" = stderr, empty: off)

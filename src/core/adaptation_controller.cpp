@@ -90,7 +90,8 @@ MeasuredChange AdaptationController::measured_change() const {
   MeasuredChange change;
   for (const nlohmann::json& event : reconfigurations_) {
     const std::string action = event.value("action", "");
-    if (action == "spawn" || action == "remove") change.reconfiguration += event.value("seconds", 0.0);
+    if (action == "spawn" || action == "remove")
+      change.reconfiguration += event.value("seconds", 0.0);
     change.redistribution += event.value("redistribution_seconds", 0.0);
   }
   return change;
@@ -242,9 +243,9 @@ void AdaptationController::forecast_next(const Decomposition& measured_on,
     const std::int64_t rows = state_.global_rows();
     const Decomposition target = blocks_from_counts(proportional_counts(rows, speeds, 1));
     const std::size_t widest = std::max(size, target.size());
-    next.busiest_bytes = busiest_process_bytes(padded(measured_on, widest, rows),
-                                               padded(target, widest, rows),
-                                               state_.data().bytes_per_row());
+    next.busiest_bytes =
+        busiest_process_bytes(padded(measured_on, widest, rows), padded(target, widest, rows),
+                              state_.data().bytes_per_row());
     next.rows = row_counts(target, target.size());
     next.speeds = std::move(speeds);
     next.spawned = change->spawn;

@@ -235,9 +235,10 @@ double predict_communication(std::span<const CommOpCount> ops, MpiLibrary librar
 /// carry that interval's ratio into the next prediction.
 class LambdaCorrection {
  public:
-  /// window: ratios kept (>= 1; 1 = eq. 5.4, the last interval only).
-  /// Throws flexmpi::Error for 0.
-  explicit LambdaCorrection(std::size_t window = 1);
+  /// Eq. 5.4: the last interval only.
+  LambdaCorrection() = default;
+  /// window: ratios kept (>= 1). Throws flexmpi::Error for 0.
+  explicit LambdaCorrection(std::size_t window);
   /// The interval just ended: `predicted` seconds were predicted (before
   /// correction), `measured` were measured. Intervals with no communication
   /// on either side leave lambda as it was. Throws flexmpi::Error for
@@ -249,7 +250,7 @@ class LambdaCorrection {
   [[nodiscard]] double correct(double predicted) const { return predicted * lambda(); }
 
  private:
-  std::size_t window_;
+  std::size_t window_ = 1;
   std::vector<double> ratios_;  // the last `window_`, oldest first
 };
 

@@ -68,8 +68,7 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report, Measured
   const bool new_blocks = change.reconfiguration > 0.0 || change.redistribution > 0.0 ||
                           report.redistribution_seconds() > 0.0;
   learn_speeds(report, new_blocks);
-  const ProfiledInterval* profiled =
-      work_profile_ ? work_profile_->find(report.index) : nullptr;
+  const ProfiledInterval* profiled = work_profile_ ? work_profile_->find(report.index) : nullptr;
   if (profiled != nullptr && !report.processes.empty() && profiled->iterations > 0) {
     // Per iteration: the interval may be shorter than the profile's.
     profile_correction_.observe(
@@ -88,10 +87,9 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report, Measured
     lambda_.try_emplace(predicted.processes, 3)
         .first->second.observe(predicted.uncorrected_communication, comm_seconds);
   }
-  if (predicted.uncorrected_redistribution > 0.0 && redistribution > 0.0) {
-    redistribution_lambda_[predicted.move].observe(predicted.uncorrected_redistribution,
-                                                   redistribution);
-  }
+  MoveCorrection& correction = move_correction_[predicted.move];
+  correction.redistribution.observe(predicted.uncorrected_redistribution, redistribution);
+  correction.reconfiguration.observe(predicted.uncorrected_reconfiguration, change.reconfiguration);
   const PredictedInterval& t = predicted.phases;
   return {{"prediction",
            {{"machine_profile", profile_.source},
@@ -115,7 +113,8 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report, Measured
               {"reconfiguration", relative_error(t.reconfiguration, change.reconfiguration)},
               {"work", relative_error(predicted.work, total)}}},
             {"lambda", lambda(report.processes.size())},
-            {"redistribution_lambda", redistribution_lambda_[predicted.move].lambda()},
+            {"redistribution_lambda", correction.redistribution.lambda()},
+            {"reconfiguration_lambda", correction.reconfiguration.lambda()},
             {"work_source", predicted.work_source}}}};
 }
 
@@ -140,13 +139,16 @@ void IntervalForecaster::forecast(const IntervalReport& report,
   state.lambda = lambda(next.rows.size());
   const IntervalPredictor corrected_predictor(profile_, library_, std::move(state));
   const IntervalPredictor raw_predictor(profile_, library_, std::move(uncorrected));
-  Pending pending{corrected_predictor.predict(next), 0.0, 0.0, kRebalance, 0, source, work};
+  Pending pending{corrected_predictor.predict(next), 0.0, 0.0, 0.0, kRebalance, 0, source, work};
   pending.uncorrected_communication = raw_predictor.predict(next).communication;
   pending.uncorrected_redistribution = pending.phases.redistribution;
   pending.processes = next.rows.size();
   pending.move = next.spawned > 0 ? kSpawn : next.removed > 0 ? kRemove : kRebalance;
-  pending.phases.redistribution =
-      redistribution_lambda_[pending.move].correct(pending.phases.redistribution);
+  pending.uncorrected_reconfiguration = pending.phases.reconfiguration;
+  const MoveCorrection& correction = move_correction_[pending.move];
+  pending.phases.redistribution = correction.redistribution.correct(pending.phases.redistribution);
+  pending.phases.reconfiguration =
+      correction.reconfiguration.correct(pending.phases.reconfiguration);
   pending_ = pending;
 }
 

@@ -97,24 +97,30 @@ class IntervalForecaster {
   // wait 20-50x the modelled communication for descheduled ranks, 2 do not --
   // so a count's lambda is learnt from, and applied to, that count only.
   std::map<std::size_t, LambdaCorrection> lambda_;
-  // The same correction for redistribution (beyond the thesis), one per kind
-  // of move: the calibrated price is that of warm memory between running
-  // processes; a handover to new processes onto oversubscribed cores measured
-  // 5-15x it, a rebalance between running ones about it.
+  // The same correction for redistribution and for process creation and
+  // removal (beyond the thesis), one per kind of move: the calibrated price of
+  // a redistribution is that of warm memory between running processes (a
+  // handover to new processes onto oversubscribed cores measured 5-15x it);
+  // flexmpi-calibrate spawns itself, 20-40 % slower to start than Jacobi.
   enum MoveKind { kRebalance, kSpawn, kRemove, kMoveKinds };
-  std::array<LambdaCorrection, kMoveKinds> redistribution_lambda_{};
+  struct MoveCorrection {
+    LambdaCorrection redistribution;
+    LambdaCorrection reconfiguration;
+  };
+  std::array<MoveCorrection, kMoveKinds> move_correction_{};
   std::shared_ptr<const WorkProfile> work_profile_;
   ProfileCorrection profile_correction_;
-  std::vector<double> total_work_;                // per interval, for extrapolate()
+  std::vector<double> total_work_;                  // per interval, for extrapolate()
   std::vector<std::vector<double>> speed_history_;  // per rank, oldest first
   struct Pending {
     PredictedInterval phases;
     double uncorrected_communication = 0.0;  // before lambda, to learn it
     double uncorrected_redistribution = 0.0;
+    double uncorrected_reconfiguration = 0.0;
     MoveKind move = kRebalance;
-    std::size_t processes = 0;  // the process count it was predicted for
-    const char* work_source = "";            // "profile" or "extrapolation"
-    double work = 0.0;                       // the total work it was predicted for
+    std::size_t processes = 0;     // the process count it was predicted for
+    const char* work_source = "";  // "profile" or "extrapolation"
+    double work = 0.0;             // the total work it was predicted for
   };
   /// Adds the speeds measured in `report` to each rank's history.
   void learn_speeds(const IntervalReport& report, bool new_blocks);

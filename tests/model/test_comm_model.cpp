@@ -425,7 +425,7 @@ TEST(CommModel, LambdaOverAWindowIgnoresOneDisturbedInterval) {
   LambdaCorrection lambda(3);
   lambda.observe(1.0, 2.0);
   EXPECT_DOUBLE_EQ(lambda.lambda(), 2.0);
-  lambda.observe(1.0, 40.0);  // one interval waited for a descheduled rank
+  lambda.observe(1.0, 40.0);                // one interval waited for a descheduled rank
   EXPECT_DOUBLE_EQ(lambda.lambda(), 21.0);  // two ratios: their mean
   lambda.observe(1.0, 2.2);
   EXPECT_DOUBLE_EQ(lambda.lambda(), 2.2);  // three: the median

@@ -144,12 +144,14 @@ TEST(IntervalForecaster, ASpawnIsPredictedPhaseByPhase) {
   EXPECT_DOUBLE_EQ(record["measured"]["redistribution"].get<double>(), 0.002);
   EXPECT_NEAR(record["relative_error"]["reconfiguration"].get<double>(),
               spawn_cost(MachineProfile::defaults(), 2) / 0.4 - 1.0, 1e-9);
-  // The next move of the same bytes is priced at what this one measured.
+  // The next spawn of as many processes, moving the same bytes, is priced at
+  // what this one measured.
   forecaster.forecast(two, std::vector<std::int64_t>{100, 100}, four, {});
   const nlohmann::json next =
       forecaster.settle(report({50, 50, 50, 50}, {0.5, 0.5, 0.5, 0.5}, {0, 0, 0, 0}),
                         MeasuredChange{0.4, 0.003})["prediction"];
   EXPECT_NEAR(next["predicted"]["redistribution"].get<double>(), 0.002, 1e-12);
+  EXPECT_NEAR(next["predicted"]["reconfiguration"].get<double>(), 0.4, 1e-12);
 }
 
 // An irregular application: the work of interval 2 triples. Extrapolation
