@@ -10,7 +10,8 @@
 #
 # BUILD_DIR holds tools/flexmpi-calibrate and bench/comm_model/bench-comm-model
 # (cmake --build BUILD_DIR --target flexmpi-calibrate bench-comm-model).
-# MPIEXEC=mpiexec.mpich for an MPICH build.
+# MPIEXEC=mpiexec.mpich for an MPICH build. Plots per routine (Figs. 6.9-6.12):
+# python3 bench/comm_model/plot.py OUT.png OUT_DIR [OTHER_OUT_DIR...] (matplotlib).
 set -euo pipefail
 build=${1:?usage: run.sh BUILD_DIR [OUT_DIR] [PROCS...]}
 out=${2:-$build/comm_model_results}

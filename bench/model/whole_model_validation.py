@@ -80,6 +80,24 @@ def errors(records):
     return found
 
 
+def noise(records):
+    """{phase: [|change|]}: how much a steady interval's measurement differs from the one
+    before on the same processes -- the floor under any prediction from the past."""
+    found, previous = {}, None
+    for record in records:
+        prediction = record.get("prediction")
+        steady = prediction and not record.get("reconfigurations") and \
+            prediction["measured"]["redistribution"] == 0
+        if steady and previous and previous["nprocs"] == record["nprocs"]:
+            for phase in ("computation", "communication"):
+                before = previous["prediction"]["measured"][phase]
+                if before > 0:
+                    found.setdefault(phase, []).append(
+                        abs(prediction["measured"][phase] - before) / before)
+        previous = record if steady else None
+    return found
+
+
 def summary(values):
     """Median |error| and the relative standard deviation of the signed errors, in %."""
     median = 100 * statistics.median(abs(v) for v in values)
@@ -103,9 +121,12 @@ def main():
     schedule_file = os.path.join(args.out, "schedule.txt")
     with open(schedule_file, "w") as stream:
         stream.write(text)
-    pooled, per_run = {}, []
+    pooled, per_run, changes = {}, [], {}
     for index in range(args.runs):
-        found = errors(run(args, index, schedule_file, iterations))
+        records = run(args, index, schedule_file, iterations)
+        for phase, values in noise(records).items():
+            changes.setdefault(phase, []).extend(values)
+        found = errors(records)
         per_run.append(found)
         for key, values in found.items():
             pooled.setdefault(key, []).extend(values)
@@ -125,6 +146,10 @@ def main():
             runs = ", ".join(f"{100 * statistics.median(abs(v) for v in r[(kind, phase)]):.0f}"
                              for r in per_run if (kind, phase) in r)
             print(f"  {kind:7s} {phase:16s} n={len(values):3d}  {summary(values)}  runs: {runs}")
+    print("noise: median |change| of a steady interval's measurement from the one before "
+          "(same processes)")
+    for phase, values in changes.items():
+        print(f"  {phase:16s} n={len(values):3d}  {100 * statistics.median(values):6.1f} %")
 
 
 if __name__ == "__main__":
