@@ -15,7 +15,7 @@ oversubscribed ones and the first interval after a spawn or a removal.
 
 usage: whole_model_validation.py --build build --machine-profile machine.json
                                  [--runs 5] [--size 2000] [--interval 50] [--out DIR]
-                                 [--emulate SPEED]
+                                 [--emulate SPEED] [--dedicated]
 """
 import argparse
 import json
@@ -30,15 +30,18 @@ from smp_experiment import MPI_ENV  # noqa: E402
 
 PHASES = ("computation", "communication", "reconfiguration", "redistribution")
 CORES = os.cpu_count()
-# spawn 1, 2, 4 from 2 processes, each removed again 2 intervals later (Table 6.8's set).
+# From 2 processes: spawn 1, 2, 4, each removed again 4 intervals later (Table 6.8's set;
+# 3-6 processes on 2 cores). --dedicated: from 1 process, spawn 1 and remove it 3 times,
+# so that every process has a core of its own, as the thesis's cluster had.
 CHANGES = [("spawn", 1), ("remove", 1), ("spawn", 2), ("remove", 2), ("spawn", 4), ("remove", 4)]
+DEDICATED_CHANGES = [("spawn", 1), ("remove", 1)] * 3
 
 
-def schedule(interval):
+def schedule(interval, changes):
     """A change every 4 sampling intervals, the first after 2 steady intervals."""
     lines = [f"{interval * (2 + 4 * k)} {action} {count}"
-             for k, (action, count) in enumerate(CHANGES)]
-    return "\n".join(lines) + "\n", interval * (2 + 4 * len(CHANGES) + 2)
+             for k, (action, count) in enumerate(changes)]
+    return "\n".join(lines) + "\n", interval * (2 + 4 * len(changes) + 2)
 
 
 def run(args, index, schedule_file, iterations):
@@ -54,7 +57,8 @@ def run(args, index, schedule_file, iterations):
         # extra time (SPEC 6): oversubscribed ranks then rarely compete for a core.
         env.update(FLEXMPI_EMULATE_SPEED=",".join([str(args.emulate)] * 6),
                    FLEXMPI_EMULATE_MODE="sleep")
-    command = ["mpiexec", "-n", "2", os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"),
+    start = "1" if args.dedicated else "2"
+    command = ["mpiexec", "-n", start, os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"),
                "--size", str(args.size), "--iterations", str(iterations), "--quiet"]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     if result.returncode != 0:
@@ -113,11 +117,14 @@ def main():
     parser.add_argument("--size", type=int, default=2000)
     parser.add_argument("--interval", type=int, default=50)
     parser.add_argument("--out", default="/tmp/whole-model")
+    parser.add_argument("--dedicated", action="store_true",
+                        help="1 <-> 2 processes: never more processes than cores")
     parser.add_argument("--emulate", type=float, default=0.0,
                         help="relative speed of every rank, emulated by sleeping (0: off)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    text, iterations = schedule(args.interval)
+    text, iterations = schedule(args.interval,
+                                DEDICATED_CHANGES if args.dedicated else CHANGES)
     schedule_file = os.path.join(args.out, "schedule.txt")
     with open(schedule_file, "w") as stream:
         stream.write(text)

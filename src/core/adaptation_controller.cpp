@@ -25,16 +25,49 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
       policy_(make_policy(config.policy, config)),
       redistribution_cost_(config.machine_profile.redistribution_latency,
                            config.machine_profile.redistribution_seconds_per_byte) {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  check_mpi(PMPI_Get_library_version(version, &length), "MPI_Get_library_version");
+  library_ = detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length)));
   if (context_.rank() == 0 && !config_.trace.empty()) {
     trace_ = std::make_unique<TraceWriter>(config_.trace);
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length = 0;
-    check_mpi(PMPI_Get_library_version(version, &length), "MPI_Get_library_version");
-    forecaster_ = std::make_unique<IntervalForecaster>(
-        config_.machine_profile,
-        detect_mpi_library(std::string_view(version, static_cast<std::size_t>(length))),
-        config_.work_profile);
+    forecaster_ = std::make_unique<IntervalForecaster>(config_.machine_profile, library_,
+                                                       config_.work_profile);
   }
+}
+
+CommunicationReplay AdaptationController::shared_communication() const {
+  // Rank 0's operations on every process: each process's own profile differs
+  // a little, and the policies must price every candidate alike.
+  constexpr int kFields = 5;
+  std::vector<CommOpCount> ops;
+  if (context_.rank() == 0) ops = profile_operations(monitor_.last_interval_operations());
+  int count = static_cast<int>(ops.size());
+  const MPI_Comm comm = context_.library_comm();
+  check_mpi(PMPI_Bcast(&count, 1, MPI_INT, 0, comm), "MPI_Bcast (communication profile)");
+  std::vector<double> packed(static_cast<std::size_t>(count) * kFields);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const CommOpCount& op = ops[i];
+    const std::array<double, kFields> fields = {static_cast<double>(op.routine),
+                                                double(op.comm_size), static_cast<double>(op.calls),
+                                                op.bytes_sent, op.bytes_received};
+    std::copy(fields.begin(), fields.end(),
+              packed.begin() + static_cast<std::ptrdiff_t>(i * kFields));
+  }
+  check_mpi(PMPI_Bcast(packed.data(), count * kFields, MPI_DOUBLE, 0, comm),
+            "MPI_Bcast (communication profile)");
+  CommunicationReplay replay;
+  for (int i = 0; i < count; ++i) {
+    const double* f = packed.data() + static_cast<std::ptrdiff_t>(i) * kFields;
+    replay.ops.push_back({static_cast<Routine>(static_cast<int>(f[0])), static_cast<int>(f[1]),
+                          static_cast<std::uint64_t>(f[2]), f[3], f[4]});
+  }
+  replay.processes = context_.size();
+  replay.iterations = std::max(1, last_interval_->processes.front().iterations);
+  replay.library = library_;
+  replay.link = config_.machine_profile.link(false);
+  replay.fits = config_.machine_profile.fits_for(library_);
+  return replay;
 }
 
 void AdaptationController::begin_iteration(std::span<const std::string> events,
@@ -149,10 +182,13 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   IntervalInput input{*last_interval_, iteration, max_iterations,
                       weight,          state_,    redistribution_cost_};
   ResourceView resources;
+  CommunicationReplay communication;
   if (policy_->uses_resources() && processes_ != nullptr) {
     resources = processes_->resource_view(iteration);
     extra["resources"] = resources;
     input.resources = &resources;
+    communication = shared_communication();
+    input.communication = &communication;
   }
   PolicyDecision decision = policy_->on_interval(input);
   extra.update(decision.record);

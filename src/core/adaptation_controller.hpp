@@ -76,6 +76,9 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Rank 0: predicts the next interval for the blocks the loop leaves, or
   /// for the processes and blocks a policy's `change` leads to.
   void forecast_next(const Decomposition& measured_on, const ProcessChange* change);
+  /// Rank 0's PMPI profile of the interval, on every process (collective),
+  /// with the machine profile's prices: the policies' communication term.
+  [[nodiscard]] CommunicationReplay shared_communication() const;
   /// Rank 0: what the spawns and removals traced since the last record cost.
   [[nodiscard]] MeasuredChange measured_change() const;
   /// Moves the data to the policy's blocks and records what it cost.
@@ -89,6 +92,7 @@ class AdaptationController final : public ReconfigurationHooks {
   Monitor& monitor_;
   std::string metric_name_;
   std::unique_ptr<Policy> policy_;
+  MpiLibrary library_ = MpiLibrary::unknown;  // the linked MPI, for the cost models
   ProcessManager* processes_ = nullptr;
   std::unique_ptr<TraceWriter> trace_;  // rank 0, if FLEXMPI_TRACE
   // Rank 0, with the trace: each interval predicted before it runs (thesis

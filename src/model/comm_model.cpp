@@ -700,6 +700,12 @@ double bytes_per_call(const CommOpCount& op) {
 
 double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library,
                              const PiecewiseLink& link, const CollectiveFits& fits) {
+  return replay_communication(ops, 0, 0, library, link, fits);
+}
+
+double replay_communication(std::span<const CommOpCount> ops, int measured, int candidate,
+                            MpiLibrary library, const PiecewiseLink& link,
+                            const CollectiveFits& fits) {
   double seconds = 0.0;
   for (const CommOpCount& op : ops) {
     if (op.comm_size < 1) {
@@ -711,9 +717,10 @@ double predict_communication(std::span<const CommOpCount> ops, MpiLibrary librar
       invalid("communication profile: " + std::string(routine_name(op.routine)) +
               ": expected bytes >= 0");
     }
-    if (op.calls == 0) continue;
+    const int processes = op.comm_size == measured ? candidate : op.comm_size;
+    if (op.calls == 0 || processes == 1) continue;  // a lone process sends nothing
     seconds += static_cast<double>(op.calls) *
-               call_seconds(library, op.routine, bytes_per_call(op), op.comm_size, link, fits);
+               call_seconds(library, op.routine, bytes_per_call(op), processes, link, fits);
   }
   return seconds;
 }

@@ -223,6 +223,34 @@ double bytes_per_call(const CommOpCount& op);
 double predict_communication(std::span<const CommOpCount> ops, MpiLibrary library,
                              const PiecewiseLink& link, const CollectiveFits& fits = {});
 
+/// The same profile replayed for another configuration (thesis 5.3.2): every
+/// operation on a communicator of `measured` processes is priced on
+/// `candidate` processes, with the same bytes per call; operations on other
+/// communicators are unchanged, and a communicator of one process costs
+/// nothing. Throws as predict_communication.
+double replay_communication(std::span<const CommOpCount> ops, int measured, int candidate,
+                            MpiLibrary library, const PiecewiseLink& link,
+                            const CollectiveFits& fits = {});
+
+/// One sampling interval's communication, to be replayed for candidate
+/// configurations by the malleability policies (thesis 5.3.2, 5.4): rank 0's
+/// PMPI profile, the same on every process so that they decide alike, priced
+/// with the machine profile's link and fits, computed once per interval.
+struct CommunicationReplay {
+  std::vector<CommOpCount> ops;  ///< the interval's operations (profile_operations)
+  int processes = 1;             ///< the application's process count they ran on
+  int iterations = 1;            ///< iterations of the interval
+  MpiLibrary library = MpiLibrary::unknown;
+  PiecewiseLink link;
+  CollectiveFits fits;
+
+  /// Seconds of communication per iteration on `candidate` processes.
+  [[nodiscard]] double per_iteration(int candidate) const {
+    return replay_communication(ops, processes, candidate, library, link, fits) /
+           static_cast<double>(iterations > 0 ? iterations : 1);
+  }
+};
+
 /// The lambda correction of eq. 5.4-5.5: the ratio of the measured to the
 /// predicted communication time of the last sampling interval, applied to
 /// the prediction of the next one. (Eq. 5.4 as printed divides estimated by

@@ -52,16 +52,9 @@ PredictedInterval IntervalPredictor::predict(const Candidate& c) const {
   spread_work(state_.next_work, state_.work, state_.rows, c.rows, scratch_);
   t.computation = computation_time(scratch_, c.speeds).slowest;
   // Communication, 5.3.2 and eq. 5.5: the profile replayed at the new size.
-  const int current = static_cast<int>(state_.rows.size());
-  const int next = static_cast<int>(c.rows.size());
-  for (const CommOpCount& op : state_.comm) {
-    if (op.calls == 0) continue;
-    const int p = op.comm_size == current ? next : op.comm_size;
-    if (p == 1) continue;  // a lone process sends nothing, not even point to point
-    t.communication += static_cast<double>(op.calls) *
-                       call_seconds(library_, op.routine, bytes_per_call(op), p, link_, fits_);
-  }
-  t.communication *= state_.lambda;
+  t.communication =
+      state_.lambda * replay_communication(state_.comm, static_cast<int>(state_.rows.size()),
+                                           static_cast<int>(c.rows.size()), library_, link_, fits_);
   // Process creation and termination, eq. 5.6-5.7.
   t.reconfiguration = spawn_cost(profile_, c.spawned) + remove_cost(profile_, c.removed);
   // Data redistribution, 5.3.4: the busiest process of flexmpi's plan.

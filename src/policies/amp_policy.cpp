@@ -90,7 +90,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         input.report, *input.resources, node_classes_, input.redistribution_cost, profile_,
         max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
         static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
-        dedicated_threshold_});
+        dedicated_threshold_, input.communication});
     if (!goal_ && speedup_) {
       // FLEXMPI_GOAL_SPEEDUP: the static run predicted from the first interval measured.
       if (const std::optional<ClassOffers> offers = build_class_offers(*situation)) {

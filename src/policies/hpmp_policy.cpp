@@ -51,7 +51,8 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
                             max_procs_,
                             static_cast<long long>(input.max_iterations) - input.iteration - 1,
                             static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
-                            dedicated_threshold_};
+                            dedicated_threshold_,
+                            input.communication};
     plan = hpmp_plan(situation);
   }
   if (plan && plan->decision.changes()) {

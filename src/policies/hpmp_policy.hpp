@@ -15,7 +15,8 @@
 // The prediction (predict_remaining in remaining_time_model, shared with amp;
 // pure, unit-tested): the remaining run of a
 // per-class change is
-//   remaining iterations x W / (S + sum_c delta_c x speed_c)
+//   remaining iterations x (W / (S + sum_c delta_c x speed_c)      (eq. 5.3)
+//                           + communication per iteration on the new count)
 //   + spawn_cost(FLEXMPI_MACHINE_PROFILE's profile, spawned)  (eq. 5.6)
 //   + RedistributionCost::predict(bytes the new processes receive)
 // W: the work of one iteration (sum over processes of metric / iterations of
@@ -26,14 +27,15 @@
 // class (its mean over its relative speed). The new processes receive the
 // share of the data bytes (global rows x bytes per row) of their speed. It
 // assumes the load is balanced after the change (the balancer's job: rows
-// in proportion to speed, so the iteration takes W / S) and that
-// communication does not change with the process count: the interval report
-// carries no PMPI profile, which IntervalPredictor (model/) needs for its
-// communication term, so the model's full eq. 5.2 is not used yet.
+// in proportion to speed, so the iteration takes W / S). Communication
+// (5.3.2): rank 0's PMPI profile of the interval, broadcast by the adaptation
+// loop (CommunicationReplay), replayed on the candidate's process count with
+// the machine profile's costs -- the same replay as IntervalPredictor's, without
+// lambda (learnt on rank 0 for the trace only).
 //
 // Every process decides alike: everything comes from the report, the
-// broadcast ResourceView, the configuration and the controller's
-// redistribution price (which a spawned process imports). The policy keeps
+// broadcast ResourceView and communication profile, the configuration and
+// the controller's redistribution price (which a spawned process imports). The policy keeps
 // no state of its own beyond the balancer's, so it exports nothing.
 #pragma once
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/row_block.hpp"
+#include "model/comm_model.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
 #include "resources/resource_manager.hpp"
@@ -34,6 +35,9 @@ struct IntervalInput {
   /// The resource manager's grants (thesis 5.4, getSystemStatus), for a
   /// policy whose uses_resources() is true; else nullptr.
   const ResourceView* resources = nullptr;
+  /// The interval's communication (rank 0's PMPI profile, on every process),
+  /// for a policy whose uses_resources() is true; else nullptr.
+  const CommunicationReplay* communication = nullptr;
 };
 
 /// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the

@@ -5,7 +5,8 @@
 //
 // The prediction (documented in hpmp_policy.hpp): the remaining run of a
 // per-class change delta is
-//   remaining iterations x W / (S + sum_c delta_c x speed_c)
+//   remaining iterations x (W / (S + sum_c delta_c x speed_c)
+//                           + communication per iteration on the new count)
 //   + spawn_cost(profile, spawned) + redistribution of the new processes' share
 //   + remove_cost(profile, removed) + redistribution of the removed processes' share
 // W: the work of one iteration; S: the sum of the measured speeds; speed_c:
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "model/comm_model.hpp"
 #include "model/machine_profile.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
@@ -39,6 +41,9 @@ struct OfferSituation {
   long long remaining_iterations = 0;
   double data_bytes = 0.0;  ///< global rows x bytes per row of the registered data
   double dedicated_threshold = 0.0;
+  /// The interval's communication, replayed on each candidate's process count
+  /// (nullptr: computation and reconfiguration only).
+  const CommunicationReplay* communication = nullptr;
 };
 
 /// The job's node classes as the planner sees them, and what was measured.

@@ -160,6 +160,35 @@ TEST(HpmpPolicy, SpawnsOnTheClassesPredictedFastestAndRecordsEveryCandidate) {
   EXPECT_EQ(record["offers"][0]["name"], "F");
 }
 
+// Eq. 5.1's communication term: an interval of 10 iterations with 10
+// Alltoalls of 1 MB each on the 2 processes, replayed on each candidate's
+// count (an added process makes every Alltoall dearer) and added to the
+// computation of each candidate HPMP considers.
+TEST(HpmpPolicy, CommunicationOnTheCandidateCountIsPriced) {
+  const HpmpFixture f;
+  CommunicationReplay replay;
+  replay.ops = {{Routine::alltoall, 2, 10, 10e6, 10e6}};
+  replay.processes = 2;
+  replay.iterations = 10;
+  replay.library = MpiLibrary::open_mpi;
+  replay.link = f.profile.link(false);
+  HpmpSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  situation.communication = &replay;
+  const auto plan = hpmp_plan(situation);
+  ASSERT_TRUE(plan.has_value());
+  for (const auto& candidate : plan->decision.considered) {
+    int processes = 2;
+    for (const int d : candidate.delta) processes += d;
+    const double computation =
+        100 * 15.0 / (150.0 + 100.0 * candidate.delta[0] + 50.0 * candidate.delta[1]);
+    EXPECT_GT(candidate.predicted_seconds,
+              computation + 100 * replay.per_iteration(processes) - 1e-9);
+  }
+  // 1 MB Alltoalls cost more on 4 processes than on 2 (each sends 3 pieces).
+  EXPECT_GT(replay.per_iteration(4), replay.per_iteration(2));
+  EXPECT_DOUBLE_EQ(replay.per_iteration(1), 0.0);  // a lone process sends nothing
+}
+
 TEST(HpmpPolicy, MaxProcsCapsTheFreePesFastestFirst) {
   const HpmpFixture f;
   const auto plan = f.plan(3, 100);
