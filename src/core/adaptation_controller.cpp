@@ -10,6 +10,7 @@
 #include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "monitoring/monitor.hpp"
+#include "util/agreement.hpp"
 #include "util/clock.hpp"
 
 namespace flexmpi {
@@ -39,28 +40,16 @@ AdaptationController::AdaptationController(const Config& config, Context& contex
 CommunicationReplay AdaptationController::shared_communication() const {
   // Rank 0's operations on every process: each process's own profile differs
   // a little, and the policies must price every candidate alike.
-  constexpr int kFields = 5;
-  std::vector<CommOpCount> ops;
-  if (context_.rank() == 0) ops = profile_operations(monitor_.last_interval_operations());
-  int count = static_cast<int>(ops.size());
-  const MPI_Comm comm = context_.library_comm();
-  check_mpi(PMPI_Bcast(&count, 1, MPI_INT, 0, comm), "MPI_Bcast (communication profile)");
-  std::vector<double> packed(static_cast<std::size_t>(count) * kFields);
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const CommOpCount& op = ops[i];
-    const std::array<double, kFields> fields = {static_cast<double>(op.routine),
-                                                double(op.comm_size), static_cast<double>(op.calls),
-                                                op.bytes_sent, op.bytes_received};
-    std::copy(fields.begin(), fields.end(),
-              packed.begin() + static_cast<std::ptrdiff_t>(i * kFields));
+  nlohmann::json ops = nlohmann::json::array();
+  if (context_.rank() == 0) {
+    for (const CommOpCount& op : profile_operations(monitor_.last_interval_operations())) {
+      ops.push_back({op.routine, op.comm_size, op.calls, op.bytes_sent, op.bytes_received});
+    }
   }
-  check_mpi(PMPI_Bcast(packed.data(), count * kFields, MPI_DOUBLE, 0, comm),
-            "MPI_Bcast (communication profile)");
   CommunicationReplay replay;
-  for (int i = 0; i < count; ++i) {
-    const double* f = packed.data() + static_cast<std::ptrdiff_t>(i) * kFields;
-    replay.ops.push_back({static_cast<Routine>(static_cast<int>(f[0])), static_cast<int>(f[1]),
-                          static_cast<std::uint64_t>(f[2]), f[3], f[4]});
+  for (const nlohmann::json& op : broadcast_json(ops, 0, context_.library_comm())) {
+    replay.ops.push_back({op[0].get<Routine>(), op[1].get<int>(), op[2].get<std::uint64_t>(),
+                          op[3].get<double>(), op[4].get<double>()});
   }
   replay.processes = context_.size();
   replay.iterations = std::max(1, last_interval_->processes.front().iterations);
@@ -203,11 +192,6 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
 RowBlock AdaptationController::change_processes(const ProcessChange& change, int iteration,
                                                 const SpawnRequest& how) {
   if (processes_ == nullptr) throw Error(Errc::internal, "no process manager attached");
-  changing_processes_ = true;
-  struct Done {
-    bool& flag;
-    ~Done() { flag = false; }
-  } done{changing_processes_};
   const std::vector<std::string>& classes = change.node_classes;
   try {
     if (change.reclaim) {
@@ -361,8 +345,8 @@ void AdaptationController::restart_after_reconfiguration() {
   policy_->on_reconfiguration();
   reconfiguration_mark_ = intervals_closed_;
   // A change the policy decided was predicted (forecast_next); one the
-  // application made itself (XMPI_Spawn, XMPI_Remove) was not.
-  if (forecaster_ && !changing_processes_) forecaster_->forget();
+  // application made itself (XMPI_Spawn, XMPI_Remove) leaves a prediction
+  // for the old process count, which the forecaster does not settle.
 }
 
 }  // namespace flexmpi

@@ -102,7 +102,6 @@ class AdaptationController final : public ReconfigurationHooks {
   std::optional<IntervalReport> last_interval_;
   bool interval_traced_ = true;
   bool iteration_from_si_init_ = false;
-  bool changing_processes_ = false;  // inside change_processes: a predicted change
   int intervals_closed_ = 0;
   int reconfiguration_mark_ = 0;  // intervals closed before the last reconfiguration
   // Spawns and removals since the last traced interval (rank 0): they go

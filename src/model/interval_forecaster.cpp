@@ -74,7 +74,12 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report, Measured
     profile_correction_.observe(
         profiled->total() / profiled->iterations * report.processes.front().iterations, total);
   }
-  if (!pending_ || report.processes.empty()) return nlohmann::json::object();
+  // A prediction for another process count (the application spawned or
+  // removed behind the loop's back) is no prediction of this interval.
+  if (!pending_ || pending_->processes != report.processes.size()) {
+    pending_.reset();
+    return nlohmann::json::object();
+  }
   const Pending predicted = *std::exchange(pending_, std::nullopt);
   double computation = 0.0;
   double comm_seconds = report.processes.front().mpi;
@@ -83,14 +88,14 @@ nlohmann::json IntervalForecaster::settle(const IntervalReport& report, Measured
     comm_seconds = std::min(comm_seconds, p.mpi);
   }
   const double redistribution = report.redistribution_seconds() + change.redistribution;
-  if (predicted.processes == report.processes.size() && !new_blocks) {
+  if (!new_blocks) {
     lambda_.try_emplace(predicted.processes, 3)
-        .first->second.observe(predicted.uncorrected_communication, comm_seconds);
+        .first->second.observe(predicted.raw.communication, comm_seconds);
   }
   MoveCorrection& correction = move_correction_[predicted.move];
-  correction.redistribution.observe(predicted.uncorrected_redistribution, redistribution);
-  correction.reconfiguration.observe(predicted.uncorrected_reconfiguration, change.reconfiguration);
-  const PredictedInterval& t = predicted.phases;
+  correction.redistribution.observe(predicted.raw.redistribution, redistribution);
+  correction.reconfiguration.observe(predicted.raw.reconfiguration, change.reconfiguration);
+  const PredictedInterval& t = predicted.corrected;
   return {{"prediction",
            {{"machine_profile", profile_.source},
             {"predicted",
@@ -133,22 +138,22 @@ void IntervalForecaster::forecast(const IntervalReport& report,
   state.next_work = work;
   state.comm = std::move(ops);
   if (next.busiest_bytes > 0.0 && next.busiest_messages == 0) next.busiest_messages = 1;
-  // Communication before lambda, to learn lambda from what it missed.
-  CurrentState uncorrected = state;
-  uncorrected.lambda = 1.0;
-  state.lambda = lambda(next.rows.size());
-  const IntervalPredictor corrected_predictor(profile_, library_, std::move(state));
-  const IntervalPredictor raw_predictor(profile_, library_, std::move(uncorrected));
-  Pending pending{corrected_predictor.predict(next), 0.0, 0.0, 0.0, kRebalance, 0, source, work};
-  pending.uncorrected_communication = raw_predictor.predict(next).communication;
-  pending.uncorrected_redistribution = pending.phases.redistribution;
-  pending.processes = next.rows.size();
-  pending.move = next.spawned > 0 ? kSpawn : next.removed > 0 ? kRemove : kRebalance;
-  pending.uncorrected_reconfiguration = pending.phases.reconfiguration;
-  const MoveCorrection& correction = move_correction_[pending.move];
-  pending.phases.redistribution = correction.redistribution.correct(pending.phases.redistribution);
-  pending.phases.reconfiguration =
-      correction.reconfiguration.correct(pending.phases.reconfiguration);
+  // The model alone (state.lambda = 1), then each correction on its phase:
+  // the corrections learn from what the model alone missed.
+  const IntervalPredictor predictor(profile_, library_, std::move(state));
+  const MoveKind move = next.spawned > 0 ? kSpawn : next.removed > 0 ? kRemove : kRebalance;
+  const PredictedInterval raw = predictor.predict(next);
+  Pending pending{.raw = raw,
+                  .corrected = raw,
+                  .move = move,
+                  .processes = next.rows.size(),
+                  .work_source = source,
+                  .work = work};
+  const MoveCorrection& correction = move_correction_[move];
+  pending.corrected.communication *= lambda(next.rows.size());
+  pending.corrected.redistribution = correction.redistribution.correct(pending.raw.redistribution);
+  pending.corrected.reconfiguration =
+      correction.reconfiguration.correct(pending.raw.reconfiguration);
   pending_ = pending;
 }
 

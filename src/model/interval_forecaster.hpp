@@ -61,7 +61,7 @@ class IntervalForecaster {
   /// The interval `report` just closed. Returns {"prediction": ...} with the
   /// phases predicted for it, those measured and the relative errors, or an
   /// empty object when nothing was predicted for it (the first interval, or
-  /// one after a reconfiguration).
+  /// one whose process count is not the one predicted for).
   /// change: what the process change before this interval cost.
   nlohmann::json settle(const IntervalReport& report, MeasuredChange change = {});
 
@@ -113,10 +113,8 @@ class IntervalForecaster {
   std::vector<double> total_work_;                  // per interval, for extrapolate()
   std::vector<std::vector<double>> speed_history_;  // per rank, oldest first
   struct Pending {
-    PredictedInterval phases;
-    double uncorrected_communication = 0.0;  // before lambda, to learn it
-    double uncorrected_redistribution = 0.0;
-    double uncorrected_reconfiguration = 0.0;
+    PredictedInterval raw;        // the model alone: the corrections learn from it
+    PredictedInterval corrected;  // with lambda and the move's corrections: the prediction
     MoveKind move = kRebalance;
     std::size_t processes = 0;     // the process count it was predicted for
     const char* work_source = "";  // "profile" or "extrapolation"

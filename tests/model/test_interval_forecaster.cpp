@@ -108,6 +108,18 @@ TEST(IntervalForecaster, NoPredictionAcrossAChangeOfTheProcessSet) {
   EXPECT_TRUE(forecaster.settle(report({70, 70, 60}, {1, 1, 1}, {0, 0, 0})).empty());
 }
 
+// The application spawned behind the loop's back (XMPI_Spawn): the interval
+// predicted for 2 processes ran on 3, and is not compared with it.
+TEST(IntervalForecaster, APredictionForAnotherProcessCountIsNotSettled) {
+  IntervalForecaster forecaster(MachineProfile::defaults(), MpiLibrary::open_mpi);
+  const IntervalReport two = report({100, 100}, {1.0, 1.0}, {0.0, 0.0});
+  const std::vector<std::int64_t> rows = {100, 100};
+  (void)forecaster.settle(two);
+  forecaster.forecast(two, rows, blocks(rows, 0.0), {});
+  EXPECT_TRUE(forecaster.settle(report({70, 70, 60}, {1, 1, 1}, {0, 0, 0})).empty());
+  EXPECT_TRUE(forecaster.settle(two).empty());  // and the prediction is gone
+}
+
 // The first interval after a reconfiguration runs slow (first touches of the
 // new rows): the next is predicted with the median speed, not that one's.
 TEST(IntervalForecaster, OneSlowIntervalDoesNotSetTheSpeed) {
