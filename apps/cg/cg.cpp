@@ -1,6 +1,8 @@
 // flexmpi-cg: preconditioned Conjugate Gradient (thesis Alg. 10, 6.1.1.2)
 // on a CSR matrix distributed by row blocks, balanced by flexmpi's
-// high-level API (XMPI_Monitor_si_init / XMPI_Eval_lbalance, thesis Fig. 5.14).
+// high-level API (XMPI_Monitor_si_init / XMPI_Eval_reconfig, thesis Fig. 5.14)
+// and malleable: under a malleability policy (FLEXMPI_POLICY=smp|hpmp|amp)
+// processes are spawned and removed while it iterates.
 //
 // The matrix is a real Matrix Market file (e.g. ../shared/matrices) or a
 // generated SPD matrix with uneven row lengths. b = A * ones, so the exact
@@ -55,11 +57,35 @@ void check(int code, const char* call) {
 }
 
 // Every process's block, for MPI_Allgatherv of p: flexmpi knows them all
-// without communication. Refreshed after every XMPI_Eval_lbalance, because
-// another process's block can change while this one's stays the same.
-void current_partition(int n, std::vector<int>& counts, std::vector<int>& displs) {
-  check(XMPI_Get_decomposition(static_cast<int>(counts.size()), n, counts.data(), displs.data()),
-        "XMPI_Get_decomposition");
+// without communication. Refreshed after every XMPI_Eval_reconfig, because
+// another process's block can change while this one's stays the same, and
+// the number of processes can change.
+void current_partition(int nprocs, int n, std::vector<int>& counts, std::vector<int>& displs) {
+  counts.resize(static_cast<std::size_t>(nprocs));
+  displs.resize(counts.size());
+  check(XMPI_Get_decomposition(nprocs, n, counts.data(), displs.data()), "XMPI_Get_decomposition");
+}
+
+// The scalars of the iteration that no registered structure carries: r.z
+// and r.r from the residual, ||b||^2 from the rows (b = A * ones). After a
+// spawn every process, old and new, computes them again together, so a new
+// process needs nothing but its rows (XMPI_Get_data).
+struct Scalars {
+  double rz = 0.0, rr = 0.0, bb = 0.0;
+};
+
+Scalars global_scalars(int count, const int* ia, const double* a, const double* r,
+                       const double* d) {
+  double sums[3] = {0.0, 0.0, 0.0};
+  for (int i = 0; i < count; ++i) {
+    double b = 0.0;
+    for (int k = ia[i]; k < ia[i + 1]; ++k) b += a[k];
+    sums[0] += r[i] * r[i] / d[i];
+    sums[1] += r[i] * r[i];
+    sums[2] += b * b;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
+  return {sums[0], sums[1], sums[2]};
 }
 
 }  // namespace
@@ -94,6 +120,9 @@ int main(int argc, char** argv) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
   MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+  // A process spawned by a malleability policy reads the input too, for its
+  // size and nonzero count only; its rows come from the others (XMPI_Get_data).
+  const bool newcomer = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
 
   flexmpi_cg::SparseRows matrix;
   try {
@@ -109,7 +138,7 @@ int main(int argc, char** argv) {
   const long long total_nnz = matrix.nonzeros();
 
   int count = 0, displ = 0;
-  check(XMPI_Get_wsize(rank, nprocs, n, &count, &displ), "XMPI_Get_wsize");
+  if (!newcomer) check(XMPI_Get_wsize(rank, nprocs, n, &count, &displ), "XMPI_Get_wsize");
   // Local CSR block, diagonal, iterate, residual; p is replicated because
   // the matrix-vector product reads all of it.
   std::int64_t local_nnz = 0;
@@ -148,30 +177,34 @@ int main(int argc, char** argv) {
   check(XMPI_Register_vector(&d, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(d)");
   check(XMPI_Register_vector(&p, n, MPI_DOUBLE, XMPI_REPLICATED), "XMPI_Register_vector(p)");
 
-  std::vector<int> counts(nprocs), displs(nprocs);
-  current_partition(n, counts, displs);
-  double norms[2] = {0.0, 0.0};  // r.z, r.r
-  for (int i = 0; i < count; ++i) {
-    p[displ + i] = r[i] / d[i];
-    norms[0] += r[i] * p[displ + i];
-    norms[1] += r[i] * r[i];
+  int first_iteration = 0;
+  if (newcomer) {
+    check(XMPI_Get_data(&first_iteration), "XMPI_Get_data");
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    check(XMPI_Get_wsize(rank, nprocs, n, &count, &displ), "XMPI_Get_wsize");
+  } else {
+    for (int i = 0; i < count; ++i) p[displ + i] = r[i] / d[i];  // p0 = z0 = M^-1 r0
   }
-  MPI_Allreduce(MPI_IN_PLACE, norms, 2, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
-  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
-                 XMPI_COMM_WORLD);
-  const double b_norm = std::sqrt(norms[1]);
-  double rz = norms[0];
-  double rr = norms[1];
+  std::vector<int> counts, displs;
+  current_partition(nprocs, n, counts, displs);
+  if (!newcomer) {
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
+                   XMPI_COMM_WORLD);
+  }
+  Scalars scalars = global_scalars(count, ia, a, r, d);
   // ||r|| <= 1e-13 ||b|| is as converged as doubles get. The remaining
   // iterations still do the same work (product, dot products, exchanges), so
   // a run is a fixed-work benchmark, but no longer update x, r and p: going
   // on would drive r into denormals (slow arithmetic on some rows only,
   // which looks like a load change) and then rz = 0, alpha = 0/0.
-  const double converged_rr = 1e-26 * rr;
+  double converged_rr = 1e-26 * scalars.bb;
+  double norms[2] = {0.0, 0.0};  // r.z, r.r
   std::vector<double> q;
+  bool removed = false;
 
   const double start = MPI_Wtime();
-  for (int it = 0; it < options.iterations; ++it) {
+  for (int it = first_iteration; it < options.iterations; ++it) {
     check(XMPI_Monitor_si_init(), "XMPI_Monitor_si_init");
     q.assign(count, 0.0);
     double pq = 0.0;
@@ -182,8 +215,8 @@ int main(int argc, char** argv) {
       pq += p[displ + i] * sum;
     }
     MPI_Allreduce(MPI_IN_PLACE, &pq, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
-    const bool converged = rr <= converged_rr;
-    const double alpha = converged ? 0.0 : rz / pq;
+    const bool converged = scalars.rr <= converged_rr;
+    const double alpha = converged ? 0.0 : scalars.rz / pq;
     norms[0] = norms[1] = 0.0;
     for (int i = 0; i < count; ++i) {
       x[i] += alpha * p[displ + i];
@@ -193,16 +226,38 @@ int main(int argc, char** argv) {
     }
     MPI_Allreduce(MPI_IN_PLACE, norms, 2, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
     if (!converged) {
-      const double beta = norms[0] / rz;
-      rz = norms[0];
-      rr = norms[1];
+      const double beta = norms[0] / scalars.rz;
+      scalars.rz = norms[0];
+      scalars.rr = norms[1];
       for (int i = 0; i < count; ++i) p[displ + i] = r[i] / d[i] + beta * p[displ + i];
     }
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
                    XMPI_COMM_WORLD);
-    check(XMPI_Eval_lbalance(rank, nprocs, it, options.iterations, &count, &displ, nullptr),
-          "XMPI_Eval_lbalance");
-    current_partition(n, counts, displs);
+    check(XMPI_Eval_reconfig(rank, nprocs, it, options.iterations, &count, &displ, nullptr,
+                             nullptr, nullptr),
+          "XMPI_Eval_reconfig");
+    if (XMPI_Get_process_status() == XMPI_REMOVED) {  // its rows went to the others
+      removed = true;
+      break;
+    }
+    const int old_nprocs = nprocs;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    current_partition(nprocs, n, counts, displs);
+    // New processes compute the scalars with the others (see global_scalars);
+    // after a removal every process still has them.
+    if (nprocs > old_nprocs) {
+      scalars = global_scalars(count, ia, a, r, d);
+      converged_rr = 1e-26 * scalars.bb;
+    }
+  }
+  if (removed) {
+    for (void* buffer : {static_cast<void*>(ia), static_cast<void*>(ja), static_cast<void*>(a),
+                         static_cast<void*>(x), static_cast<void*>(r), static_cast<void*>(d),
+                         static_cast<void*>(p)})
+      std::free(buffer);
+    MPI_Finalize();
+    return 0;
   }
   double elapsed = MPI_Wtime() - start;
   MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, XMPI_COMM_WORLD);
@@ -236,10 +291,10 @@ int main(int argc, char** argv) {
   MPI_Gather(mine, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, XMPI_COMM_WORLD);
   if (rank == 0) {
     std::printf(
-        "flexmpi-cg: n=%d nnz=%lld iterations=%d mode=%s relative_residual=%.3e "
+        "flexmpi-cg: n=%d nnz=%lld iterations=%d mode=%s procs=%d relative_residual=%.3e "
         "max_error=%.3e checksum=%.10f time=%.3f s\n",
-        n, total_nnz, options.iterations, options.static_mode ? "static" : "balanced",
-        std::sqrt(sums[0]) / b_norm, max_error, sums[1], elapsed);
+        n, total_nnz, options.iterations, options.static_mode ? "static" : "balanced", nprocs,
+        std::sqrt(sums[0] / scalars.bb), max_error, sums[1], elapsed);
     if (!options.quiet) {
       std::printf("%5s %10s %12s %14s %10s %10s\n", "rank", "rows", "nonzeros", "computation s",
                   "cpu s", "mpi s");
