@@ -22,23 +22,14 @@ usage: smp_experiment.py --build build [--out out/smp] [--size 2400] [--iteratio
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
-MPI_ENV = {
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
-    # The transport that makes spawning fast here (docs/benchmarks.md, "Process management").
-    "OMPI_MCA_pml": "ob1",
-    "PMIX_MCA_gds": "hash",
-}
-SUMMARY = re.compile(r"procs=(\d+) time=([0-9.]+) residual=(\S+) checksum=(\S+)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emulated_cluster import CLASSES, run_app  # noqa: E402
+
+
 MAX_PROCS = 18
-# Table 6.4: GFLOPS per core and $ per PE-hour.
-CLASSES = "C1 1.90 0.095\nC7 2.25 0.115\nC6 2.90 0.204\nC8 4.62 0.462\n"
 # The 8 processes mpiexec starts fill these nodes in order: 2 per class.
 HOSTS = "c1a:C1:2\nc7a:C7:2\nc6a:C6:2\nc8a:C8:2\n"
 
@@ -55,33 +46,6 @@ def scenario(iterations):
         f"{at(0.65)} reclaim c1c:C1:4",
         f"{at(0.80)} reclaim c7c:C7:4 c8b:C8:1",
     ]) + "\n"
-
-
-def run_jacobi(args, nprocs, settings):
-    """flexmpi-jacobi on nprocs processes of the emulated cluster described in
-    args.out (hosts.txt, classes.txt; sleep mode), with the FLEXMPI_* `settings`
-    on top; returns the fields of its summary line."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
-    env.update(MPI_ENV)
-    env.update({
-        "FLEXMPI_HOSTFILE": os.path.join(args.out, "hosts.txt"),
-        "FLEXMPI_NODE_CLASSES": os.path.join(args.out, "classes.txt"),
-        "FLEXMPI_EMULATE_CLUSTER": "1",
-        "FLEXMPI_EMULATE_MODE": "sleep",
-        "FLEXMPI_SAMPLING_INTERVAL": str(args.interval),
-        "FLEXMPI_LOG_LEVEL": "warn",
-    })
-    env.update(settings)
-    program = os.path.join(args.build, "apps", "jacobi", "flexmpi-jacobi")
-    command = ["mpiexec", "-n", str(nprocs), program, "--size", str(args.size),
-               "--iterations", str(args.iterations), "--quiet"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
-    match = SUMMARY.search(result.stdout)
-    if result.returncode != 0 or not match:
-        sys.exit(f"{settings} -n {nprocs} failed ({result.returncode}):\n"
-                 f"{result.stdout}{result.stderr}")
-    return {"procs": int(match[1]), "time": float(match[2]), "residual": match[3],
-            "checksum": match[4]}
 
 
 def main():
@@ -101,8 +65,8 @@ def main():
     trace = os.path.join(args.out, "smp_trace.jsonl")
     if os.path.exists(trace):
         os.remove(trace)
-    static = run_jacobi(args, 8, {"FLEXMPI_POLICY": "none"})
-    malleable = run_jacobi(args, 8, {
+    static = run_app(args, 8, {"FLEXMPI_POLICY": "none"})
+    malleable = run_app(args, 8, {
         "FLEXMPI_POLICY": "smp",
         "FLEXMPI_RESOURCES": "scenario:" + os.path.join(args.out, "scenario.txt"),
         "FLEXMPI_MAX_PROCS": str(MAX_PROCS),

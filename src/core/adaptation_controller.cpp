@@ -170,6 +170,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   }
   IntervalInput input{*last_interval_, iteration, max_iterations,
                       weight,          state_,    redistribution_cost_};
+  input.reconfiguration_seconds = measured_change().reconfiguration;
   ResourceView resources;
   CommunicationReplay communication;
   if (policy_->uses_resources() && processes_ != nullptr) {

@@ -71,7 +71,9 @@ class AmpPolicy final : public MalleabilityPolicy {
   [[nodiscard]] nlohmann::json export_state() const override;
   void import_state(const nlohmann::json& state) override;
 
-  /// The time elapsed since the loop started, as counted (above).
+  /// The time elapsed since the loop started: the intervals' slowest
+  /// processes, the data moved, and each spawn or removal (predicted when
+  /// decided, measured from the next interval on).
   [[nodiscard]] double elapsed_seconds() const { return elapsed_; }
   /// The whole run's goal; nullopt until FLEXMPI_GOAL_SPEEDUP's is known.
   [[nodiscard]] std::optional<double> goal_seconds() const { return goal_; }
@@ -86,6 +88,9 @@ class AmpPolicy final : public MalleabilityPolicy {
   double tolerance_ = 0.01;
   AmpConstraint constraint_ = AmpConstraint::efficiency;
   double elapsed_ = 0.0;
+  // The spawn or removal cost added to elapsed_ when it was decided (the
+  // model's), replaced by the measured one at the next interval.
+  double predicted_reconfiguration_ = 0.0;
 };
 
 }  // namespace flexmpi

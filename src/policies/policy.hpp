@@ -38,6 +38,9 @@ struct IntervalInput {
   /// The interval's communication (rank 0's PMPI profile, on every process),
   /// for a policy whose uses_resources() is true; else nullptr.
   const CommunicationReplay* communication = nullptr;
+  /// Seconds the process manager measured spawning and removing processes
+  /// since the previous interval (the change a policy asked for then).
+  double reconfiguration_seconds = 0.0;
 };
 
 /// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the

@@ -342,6 +342,7 @@ def synthetic_trace(path, intervals=12):
                       "wall_time": [max(times) + 0.001] * nprocs,
                       "mpi_time": [max(times) - t + 0.001 for t in times],
                       "speed": [p / t for p, t in zip(partition, times)],
+                      "metric_count": [float(p) for p in partition],
                       "shared": [False] * nprocs,
                       "imbalance": (max(times) - min(times)) / max(times),
                       "imbalance_threshold": 0.15,
@@ -362,7 +363,7 @@ def plot_errors(args):
     result = run([args.plot, good, "-o", outdir])
     expect(result.returncode == 0, "flexmpi-plot failed on a trace with partition and nprocs")
     names = sorted(os.path.basename(p) for p in result.stdout.split())
-    for wanted in ("partition.png", "nprocs.png", "prediction.png"):
+    for wanted in ("partition.png", "nprocs.png", "power.png", "prediction.png"):
         expect(wanted in names, f"{wanted} expected for a trace with partitions, a process "
                f"count change and predictions, got {names}")
 

@@ -17,7 +17,12 @@ the thesis figures 6.6 and 6.7:
   speed.png             speed (metric count per second of computation) and
                             shared fraction (Treal-Tcpu)/Treal per process
   nprocs.png            process count per interval, when it changes (with the
-                        granted PEs and the processes per node class, when traced)
+                        granted PEs and the processes per node class, when traced),
+                        and the time per iteration on a second axis (Figs. 6.14,
+                        6.18-6.20)
+  power.png             computing power of the processes (summed speeds) against
+                        the workload per iteration, and the power an amp goal
+                        needs, when the process count changes (Fig. 6.21)
   prediction.png        predicted vs measured time per phase (thesis Fig. 6.13)
   overview.png          all of the above on one page
 
@@ -245,10 +250,55 @@ def panel_nprocs(axis, xs, xlabel, records):
         axis.legend(fontsize="small", loc="upper left")
     axis.set_ylabel("processes")
     axis.set_xlabel(xlabel)
-    axis.set_title("number of processes")
+    axis.set_title("number of processes and time per iteration")
     axis.set_ylim(0, top + 1)
     axis.yaxis.get_major_locator().set_params(integer=True)
     axis.grid(True, alpha=0.3)
+    # Time per iteration: the interval's slowest process (what the loop waits for).
+    if all("wall_time" in r and r.get("iterations") for r in records):
+        right = axis.twinx()
+        right.plot(xs, [max(r["wall_time"]) / r["iterations"] for r in records], color="tab:red",
+                   marker=".", linewidth=1, label="time per iteration")
+        right.set_ylabel("seconds per iteration", color="tab:red")
+        right.set_ylim(bottom=0)
+        right.legend(fontsize="small", loc="upper right")
+
+
+def panel_power(axis, xs, xlabel, records):
+    """Computing power against workload (thesis Fig. 6.21): the summed speeds
+    of the processes (metric per second of computation), the work of one
+    iteration, and for amp the power its goal needs (the power that would
+    finish the remaining work in the remaining goal time)."""
+    power = [sum(r["speed"]) if r.get("speed") else None for r in records]
+    axis.step(xs, power, where="post", color="tab:blue", label="computing power (summed speeds)")
+    needed = []
+    for r in records:
+        amp = r.get("amp") or {}
+        try:
+            needed.append(amp["current_speed"] * amp["current_prediction_seconds"] /
+                          amp["remaining_goal_seconds"])
+        except (KeyError, TypeError, ZeroDivisionError):
+            needed.append(None)
+    if any(v is not None and v > 0 for v in needed):
+        axis.step(xs, needed, where="post", color="black", linestyle="--",
+                  label="power the goal needs (amp)")
+    metric = next((r["metric"] for r in records if "metric" in r), "work")
+    axis.set_ylabel(f"{metric} per second")
+    axis.set_xlabel(xlabel)
+    axis.set_title("computing power and workload")
+    # A goal passed near the end needs "infinite" power: keep the processes' power readable.
+    top = max((v for v in power if v), default=0.0)
+    axis.set_ylim(0, 3 * top if top > 0 and any(v and v > 3 * top for v in needed) else None)
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize="small", loc="upper left")
+    workload = [sum(r["metric_count"]) if r.get("metric_count") else None for r in records]
+    if any(workload):
+        right = axis.twinx()
+        right.plot(xs, workload, color="tab:orange", marker=".", linewidth=1,
+                   label="workload (work per iteration)")
+        right.set_ylabel(f"{metric} per iteration", color="tab:orange")
+        right.set_ylim(bottom=0)
+        right.legend(fontsize="small", loc="upper right")
 
 
 def panel_prediction(axis, xs, xlabel, records):
@@ -295,6 +345,8 @@ def make_plots(records, outdir, trace_name):
     counts = {r.get("nprocs", len(r["computation_time"])) for r in records}
     if len(counts) > 1:
         panels.append(("nprocs", panel_nprocs))
+        if any("speed" in r for r in records):
+            panels.append(("power", panel_power))
     if any("prediction" in r for r in records):
         panels.append(("prediction", panel_prediction))
 
