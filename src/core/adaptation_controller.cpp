@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <string>
 #include <utility>
 
 #include "balancing/partitioner.hpp"
@@ -170,7 +172,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   }
   IntervalInput input{*last_interval_, iteration, max_iterations,
                       weight,          state_,    redistribution_cost_};
-  input.reconfiguration_seconds = measured_change().reconfiguration;
+  input.reconfiguration_seconds = last_interval_->reconfiguration_seconds();
   ResourceView resources;
   CommunicationReplay communication;
   if (policy_->uses_resources() && processes_ != nullptr) {
@@ -181,6 +183,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
     input.communication = &communication;
   }
   PolicyDecision decision = policy_->on_interval(input);
+  require_same_change(decision);
   extra.update(decision.record);
   const Decomposition measured_on = state_.blocks();
   if (decision.target) extra.update(carry_out(*decision.target, weight));
@@ -188,6 +191,24 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   trace_interval(extra);  // a process change goes into the next interval's record
   if (decision.change) return change_processes(*decision.change, iteration, how);
   return state_.own_block();
+}
+
+void AdaptationController::require_same_change(const PolicyDecision& decision) const {
+  // Every process runs the policy on the same report; should their decisions
+  // still differ (a policy reading a value only one process has), the ones
+  // that spawn would wait forever for the others. One allreduce per interval
+  // turns that into the same error everywhere.
+  std::int64_t change = 0;
+  if (decision.change) {
+    change = (static_cast<std::int64_t>(decision.change->spawn) << 32) |
+             (static_cast<std::int64_t>(decision.change->remove) << 1) |
+             static_cast<std::int64_t>(decision.change->reclaim);
+  }
+  if (!same_on_every_process(change, context_.library_comm())) {
+    throw Error(Errc::internal,
+                "policy '" + std::string(policy_->name()) +
+                    "' decided different process changes on different processes");
+  }
 }
 
 RowBlock AdaptationController::change_processes(const ProcessChange& change, int iteration,
@@ -318,6 +339,12 @@ std::vector<double> AdaptationController::fresh_speeds() const {
 }
 
 void AdaptationController::record_reconfiguration(nlohmann::json event) {
+  // Every process measures its own; the next interval's report carries the
+  // longest to all of them (a decision must not depend on rank 0's clock alone).
+  const std::string action = event.value("action", "");
+  if (action == "spawn" || action == "remove") {
+    monitor_.record_reconfiguration(event.value("seconds", 0.0));
+  }
   if (context_.rank() != 0) return;
   event["iteration"] = monitor_.iterations_monitored();
   reconfigurations_.push_back(std::move(event));

@@ -84,6 +84,7 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
   /// Spawns or removes the processes of a policy's change, then rebalances.
+  void require_same_change(const PolicyDecision& decision) const;
   RowBlock change_processes(const ProcessChange& change, int iteration, const SpawnRequest& how);
 
   const Config& config_;

@@ -53,6 +53,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[12] = redistribution_seconds;
   out[13] = emulation_late_iterations;
   out[14] = node_idle_cpus;
+  out[15] = reconfiguration_seconds;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -72,6 +73,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.redistribution_seconds = in[12];
   p.emulation_late_iterations = static_cast<int>(in[13]);
   p.node_idle_cpus = in[14];
+  p.reconfiguration_seconds = in[15];
   return p;
 }
 
@@ -103,6 +105,12 @@ std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const
 }  // namespace flexmpi
 
 namespace flexmpi {
+
+double IntervalReport::reconfiguration_seconds() const {
+  double longest = 0.0;
+  for (const ProcessInterval& p : processes) longest = std::max(longest, p.reconfiguration_seconds);
+  return longest;
+}
 
 double IntervalReport::redistribution_seconds() const {
   double longest = 0.0;

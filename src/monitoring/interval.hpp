@@ -58,6 +58,9 @@ struct ProcessInterval {
   /// Σ_t i_t over the node's CPUs during the interval: how many CPUs of the
   /// node stood idle (DRUM thesis 3.1.2.1), from /proc/stat; 0 where unknown.
   double node_idle_cpus = 0.0;
+  /// Wall time this process spent in spawns and removals since the previous
+  /// interval (0: none; a process spawned by them reports 0).
+  double reconfiguration_seconds = 0.0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
   /// this process's node runs more processes of the application than it has
@@ -89,7 +92,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 15;
+  static constexpr int kFieldCount = 16;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };
@@ -110,6 +113,9 @@ struct IntervalReport {
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
   /// The longest redistribution_seconds of any process (0: none since the last interval).
   [[nodiscard]] double redistribution_seconds() const;
+  /// The longest reconfiguration_seconds of any process: the same value on
+  /// every process, which a policy's decision may depend on.
+  [[nodiscard]] double reconfiguration_seconds() const;
 };
 
 }  // namespace flexmpi

@@ -44,6 +44,8 @@ class Monitor {
   /// Adds the wall time of a data redistribution to the current interval's
   /// record (ProcessInterval::redistribution_seconds).
   void record_redistribution(double seconds) { current_.redistribution_seconds += seconds; }
+  /// Adds the wall time of a spawn or removal (ProcessInterval::reconfiguration_seconds).
+  void record_reconfiguration(double seconds) { current_.reconfiguration_seconds += seconds; }
   /// Per-operation communication of the interval last taken (thesis 5.3.2 input).
   [[nodiscard]] const std::vector<OpRecord>& last_interval_operations() const {
     return last_interval_operations_;

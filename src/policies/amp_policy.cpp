@@ -86,7 +86,14 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // The spawn or removal decided last time took what the process manager
   // measured, not what the model said (5-10x more with many processes on
   // few cores): a goal counted on the prediction is missed by the difference.
-  elapsed_ += input.reconfiguration_seconds - std::exchange(predicted_reconfiguration_, 0.0);
+  const double predicted = std::exchange(predicted_reconfiguration_, 0.0);
+  elapsed_ += input.reconfiguration_seconds - predicted;
+  // The interval right after a spawn or removal measured the change itself
+  // (new processes starting, moved rows touched for the first time): AMP
+  // deciding on it reversed most of its changes on the emulated cluster
+  // (spawn, remove, spawn; docs/architecture.md). It plans again from the
+  // next interval on, and balances meanwhile.
+  const bool settling = predicted > 0.0 || input.reconfiguration_seconds > 0.0;
 
   if (auto decision = reclaim_action(input)) return *decision;
   std::optional<AmpPlan> plan;
@@ -106,7 +113,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         goal_ = (elapsed_ + remaining) * (1.0 - *speedup_);
       }
     }
-    if (goal_) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
+    if (goal_ && !settling) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
   }
   if (plan && plan->decision.changes()) {
     PolicyDecision decision;
@@ -134,6 +141,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
     return decision;
   }
   PolicyDecision decision = balancing_.on_interval(input);
+  if (settling) decision.record["amp_settling"] = true;
   if (plan) {
     decision.record["amp"] = plan->to_json();
     if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;

@@ -39,7 +39,8 @@ struct IntervalInput {
   /// for a policy whose uses_resources() is true; else nullptr.
   const CommunicationReplay* communication = nullptr;
   /// Seconds the process manager measured spawning and removing processes
-  /// since the previous interval (the change a policy asked for then).
+  /// since the previous interval (the change a policy asked for then): the
+  /// report's longest, so the same on every process.
   double reconfiguration_seconds = 0.0;
 };
 

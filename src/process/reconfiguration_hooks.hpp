@@ -17,7 +17,9 @@ class ReconfigurationHooks {
   /// current process set (robust over the intervals on the current blocks);
   /// empty if none was measured yet.
   [[nodiscard]] virtual std::vector<double> fresh_speeds() const = 0;
-  /// Rank 0: a spawn or removal, for the trace record of the next interval.
+  /// A spawn or removal, on every process that took part: its time goes into
+  /// the next interval's report (ProcessInterval::reconfiguration_seconds), and
+  /// rank 0 keeps the event for the trace record of the next interval.
   virtual void record_reconfiguration(nlohmann::json event) = 0;
   /// The process set changed: a new sampling interval starts on every
   /// process (interval boundaries are collective) and what was learnt about

@@ -106,6 +106,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.typical_computation = 1.0416;
   p.redistribution_seconds = 0.003;
   p.emulation_late_iterations = 7;
+  p.reconfiguration_seconds = 0.25;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -123,6 +124,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.typical_computation, p.typical_computation);
   EXPECT_EQ(q.redistribution_seconds, p.redistribution_seconds);
   EXPECT_EQ(q.emulation_late_iterations, 7);
+  EXPECT_EQ(q.reconfiguration_seconds, p.reconfiguration_seconds);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());
