@@ -341,10 +341,9 @@ std::vector<double> AdaptationController::fresh_speeds() const {
 void AdaptationController::record_reconfiguration(nlohmann::json event) {
   // Every process measures its own; the next interval's report carries the
   // longest to all of them (a decision must not depend on rank 0's clock alone).
-  const std::string action = event.value("action", "");
-  if (action == "spawn" || action == "remove") {
-    monitor_.record_reconfiguration(event.value("seconds", 0.0));
-  }
+  // The data handed over with the change counts as part of it.
+  monitor_.record_reconfiguration(event.value("seconds", 0.0) +
+                                  event.value("redistribution_seconds", 0.0));
   if (context_.rank() != 0) return;
   event["iteration"] = monitor_.iterations_monitored();
   reconfigurations_.push_back(std::move(event));
@@ -368,7 +367,11 @@ void AdaptationController::import_state(const nlohmann::json& state) {
 }
 
 void AdaptationController::restart_after_reconfiguration() {
-  (void)monitor_.take_interval();
+  // The interval closed at the change holds no iteration, only the change's
+  // cost so far: it goes into the next interval's report.
+  const ProcessInterval change = monitor_.take_interval();
+  monitor_.record_reconfiguration(change.reconfiguration_seconds);
+  monitor_.record_redistribution(change.redistribution_seconds);
   interval_traced_ = true;
   policy_->on_reconfiguration();
   reconfiguration_mark_ = intervals_closed_;

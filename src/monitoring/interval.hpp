@@ -59,7 +59,8 @@ struct ProcessInterval {
   /// node stood idle (DRUM thesis 3.1.2.1), from /proc/stat; 0 where unknown.
   double node_idle_cpus = 0.0;
   /// Wall time this process spent in spawns and removals since the previous
-  /// interval (0: none; a process spawned by them reports 0).
+  /// interval, with the data handed over with them (0: none; a process
+  /// spawned by them reports 0).
   double reconfiguration_seconds = 0.0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if

@@ -91,6 +91,11 @@ class AmpPolicy final : public MalleabilityPolicy {
   // The spawn or removal cost added to elapsed_ when it was decided (the
   // model's), replaced by the measured one at the next interval.
   double predicted_reconfiguration_ = 0.0;
+  // Measured / modelled iteration time of the latest settled intervals.
+  static constexpr std::size_t kCorrectionWindow = 3;
+  std::vector<double> iteration_corrections_;
+  void learn_iteration_correction(const OfferSituation& situation, double interval);
+  [[nodiscard]] double iteration_correction() const;
 };
 
 }  // namespace flexmpi

@@ -135,13 +135,14 @@ double predict_remaining(const OfferSituation& situation, const ClassOffers& off
     }
   }
   if (!(speed > 0.0)) speed = offers.current_speed;  // unreachable for valid offers
-  double seconds = remaining * offers.work_per_iteration / speed;
+  double per_iteration = offers.work_per_iteration / speed;
   if (situation.communication != nullptr) {
     // Eq. 5.1's communication term: the last interval's operations on the
     // candidate's process count (5.3.2).
     const int processes = static_cast<int>(situation.report.processes.size()) + spawned - gone;
-    seconds += remaining * situation.communication->per_iteration(processes);
+    per_iteration += situation.communication->per_iteration(processes);
   }
+  double seconds = remaining * per_iteration * situation.iteration_correction;
   if (spawned > 0) {
     seconds += spawn_cost(situation.profile, spawned);
     seconds += situation.redistribution_cost.predict(situation.data_bytes * added / speed);

@@ -13,6 +13,7 @@
 // the mean measured speed of the class's processes, or relative_speed(class)
 // x the speed of a PE of relative speed 1 inferred from the fastest measured
 // class. With delta all 0 it is the current configuration's remaining run.
+// The per-iteration term is multiplied by OfferSituation::iteration_correction.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,10 @@ struct OfferSituation {
   /// The interval's communication, replayed on each candidate's process count
   /// (nullptr: computation and reconfiguration only).
   const CommunicationReplay* communication = nullptr;
+  /// Measured / modelled time of one iteration on the current configuration
+  /// (amp's correction, AmpPolicy): scales the per-iteration term of every
+  /// candidate, as eq. 5.4-5.5's lambda scales communication. 1: the model alone.
+  double iteration_correction = 1.0;
 };
 
 /// The job's node classes as the planner sees them, and what was measured.

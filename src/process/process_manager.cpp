@@ -316,7 +316,13 @@ ResourceView ProcessManager::describe_resources() {
     NodeClassStatus& c = classes[node.proc_type];
     c.name = node.proc_type;
     c.granted_pes += node.processing_elements;
-    if (node.cost) c.cost = *node.cost;
+    if (node.cost) {
+      c.cost = *node.cost;
+    } else if (const auto described = find_node_class(config_.node_classes, node.proc_type);
+               described && c.cost == 0.0) {
+      // No cost on the host's line: its class's, from FLEXMPI_NODE_CLASSES.
+      c.cost = described->cost_per_hour;
+    }
   }
   ResourceView view;
   for (const ScheduledProcess& p : s.processes()) {

@@ -122,7 +122,7 @@ struct NodeClassStatus {
   int granted_pes = 0;
   int running = 0;
   int removable = 0;
-  double cost = 0.0;  ///< per PE (the hostfile's cost), 0 if not given
+  double cost = 0.0;  ///< per PE: the hostfile's cost, else its node class's per PE-hour, else 0
   friend bool operator==(const NodeClassStatus&, const NodeClassStatus&) = default;
 };
 
