@@ -88,14 +88,21 @@ void AmpPolicy::learn_iteration_correction(const OfferSituation& situation, doub
   // AMP missed its goal by 15-30 % (docs/architecture.md). The ratio of the
   // measured to the modelled time of the interval just run, median of the
   // last 3, corrects every candidate (5.3.2's lambda, for the whole iteration).
-  const std::optional<ClassOffers> offers = build_class_offers(situation);
+  // The model's computation term assumes balanced blocks; the interval ran
+  // on the blocks it had (the first one on equal blocks), so its slowest
+  // process's computation stands for that term, and the correction learns
+  // only what the model misses beyond imbalance.
   const int iterations = situation.report.processes.front().iterations;
-  if (!offers || iterations <= 0) return;
-  OfferSituation one_iteration = situation;
-  one_iteration.remaining_iterations = 1;
-  one_iteration.iteration_correction = 1.0;
-  const double modelled =
-      predict_remaining(one_iteration, *offers, std::vector<int>(offers->offers.size(), 0));
+  if (iterations <= 0) return;
+  double computation = 0.0;
+  for (const ProcessInterval& p : situation.report.processes) {
+    computation = std::max(computation, p.effective_computation(situation.dedicated_threshold));
+  }
+  const int processes = static_cast<int>(situation.report.processes.size());
+  const double communication = situation.communication != nullptr
+                                   ? situation.communication->per_iteration(processes)
+                                   : 0.0;
+  const double modelled = computation / iterations + communication;
   const double measured = interval / iterations;
   if (!(modelled > 0.0) || !(measured > 0.0)) return;
   iteration_corrections_.push_back(measured / modelled);
