@@ -81,19 +81,14 @@ void AmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("goal_seconds")) goal_ = state["goal_seconds"].get<double>();
 }
 
-void AmpPolicy::learn_iteration_correction(const OfferSituation& situation, double interval) {
-  // The model (work / summed speeds + replayed communication) leaves out
-  // what 8-18 processes sharing 2 cores wait for each other; on the emulated
-  // cluster it predicted 27 ms per iteration where 33 ms were measured, and
-  // AMP missed its goal by 15-30 % (docs/architecture.md). The ratio of the
-  // measured to the modelled time of the interval just run, median of the
-  // last 3, corrects every candidate (5.3.2's lambda, for the whole iteration).
+std::optional<double> measured_over_modelled(const OfferSituation& situation, double interval) {
   // The model's computation term assumes balanced blocks; the interval ran
   // on the blocks it had (the first one on equal blocks), so its slowest
-  // process's computation stands for that term, and the correction learns
-  // only what the model misses beyond imbalance.
+  // process's computation stands for that term, and the ratio is what the
+  // model misses beyond imbalance.
+  if (situation.report.processes.empty()) return std::nullopt;
   const int iterations = situation.report.processes.front().iterations;
-  if (iterations <= 0) return;
+  if (iterations <= 0) return std::nullopt;
   double computation = 0.0;
   for (const ProcessInterval& p : situation.report.processes) {
     computation = std::max(computation, p.effective_computation(situation.dedicated_threshold));
@@ -104,8 +99,20 @@ void AmpPolicy::learn_iteration_correction(const OfferSituation& situation, doub
                                    : 0.0;
   const double modelled = computation / iterations + communication;
   const double measured = interval / iterations;
-  if (!(modelled > 0.0) || !(measured > 0.0)) return;
-  iteration_corrections_.push_back(measured / modelled);
+  if (!(modelled > 0.0) || !(measured > 0.0)) return std::nullopt;
+  return measured / modelled;
+}
+
+void AmpPolicy::learn_iteration_correction(const OfferSituation& situation, double interval) {
+  // The model (work / summed speeds + replayed communication) leaves out
+  // what 8-18 processes sharing 2 cores wait for each other; on the emulated
+  // cluster it predicted 27 ms per iteration where 33 ms were measured, and
+  // AMP missed its goal by 14-32 % (docs/architecture.md). The ratio of the
+  // measured to the modelled time of the interval just run, median of the
+  // last 3, corrects every candidate (5.3.2's lambda, for the whole iteration).
+  const std::optional<double> ratio = measured_over_modelled(situation, interval);
+  if (!ratio) return;
+  iteration_corrections_.push_back(*ratio);
   if (iteration_corrections_.size() > kCorrectionWindow) {
     iteration_corrections_.erase(iteration_corrections_.begin());
   }
@@ -119,6 +126,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // The interval's time: its slowest process, and the data it moved.
   double interval = 0.0;
   for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
+  const bool first_interval = elapsed_ == 0.0;  // elapsed_ goes to spawned processes too
   elapsed_ += interval + input.report.redistribution_seconds();
   // The spawn or removal decided last time took what the process manager
   // measured, not what the model said (5-10x more with many processes on
@@ -129,8 +137,11 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // (new processes starting, moved rows touched for the first time): AMP
   // deciding on it reversed most of its changes on the emulated cluster
   // (spawn, remove, spawn; docs/architecture.md). It plans again from the
-  // next interval on, and balances meanwhile.
-  const bool settling = predicted > 0.0 || input.reconfiguration_seconds > 0.0;
+  // next interval on, and balances meanwhile. The first interval ran on
+  // equal blocks: its fast processes computed alone, and the power it
+  // measured is more than the balanced processes have when all compute.
+  const bool settling =
+      first_interval || predicted > 0.0 || input.reconfiguration_seconds > 0.0;
 
   if (auto decision = reclaim_action(input)) return *decision;
   std::optional<AmpPlan> plan;

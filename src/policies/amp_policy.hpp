@@ -63,6 +63,13 @@ struct AmpPlan {
                                               double elapsed_seconds, double tolerance,
                                               AmpConstraint constraint);
 
+/// Measured / modelled time per iteration of the interval of `situation`,
+/// which lasted `interval` seconds (its slowest process): modelled is the
+/// slowest process's computation on the blocks it had plus the replayed
+/// communication. nullopt without a measurement. AmpPolicy's correction.
+[[nodiscard]] std::optional<double> measured_over_modelled(const OfferSituation& situation,
+                                                           double interval);
+
 class AmpPolicy final : public MalleabilityPolicy {
  public:
   explicit AmpPolicy(const Config& config);

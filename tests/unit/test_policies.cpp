@@ -239,6 +239,22 @@ std::optional<AmpPlan> amp(const HpmpFixture& f, double goal, double elapsed,
       goal, elapsed, 0.01, constraint);
 }
 
+TEST(AmpPolicy, CorrectionIsMeasuredOverModelledOnTheBlocksRun) {
+  HpmpFixture f;  // two processes, 10 iterations, 1 s of computation each
+  const OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  // Modelled: the slowest computation, 1 s / 10 = 0.1 s per iteration.
+  EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.25).value(), 1.25);
+  // An imbalanced interval (one process computes half as long) is not a
+  // model error: the slowest process's computation is still the model.
+  f.report.processes[1].wall = 0.5;
+  f.report.processes[1].cpu = 0.5;
+  EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.0).value(), 1.0);
+  // Nothing measured: no correction.
+  EXPECT_FALSE(measured_over_modelled(situation, 0.0).has_value());
+  f.report.processes.clear();
+  EXPECT_FALSE(measured_over_modelled(situation, 1.0).has_value());
+}
+
 TEST(AmpPolicy, KeepsTheProcessesWhileThePredictionIsInTheGoalBand) {
   const HpmpFixture f;
   for (const double goal : {10.0, 9.95, 10.05}) {
