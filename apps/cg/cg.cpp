@@ -233,8 +233,8 @@ int main(int argc, char** argv) {
     }
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
                    XMPI_COMM_WORLD);
-    check(XMPI_Eval_reconfig(rank, nprocs, it, options.iterations, &count, &displ, nullptr,
-                             nullptr, nullptr),
+    check(XMPI_Eval_reconfig(rank, nprocs, it, options.iterations, &count, &displ, nullptr, nullptr,
+                             nullptr),
           "XMPI_Eval_reconfig");
     if (XMPI_Get_process_status() == XMPI_REMOVED) {  // its rows went to the others
       removed = true;

@@ -27,13 +27,21 @@ from emulated_cluster import CLASSES, run_app  # noqa: E402
 from hpmp_experiment import HOSTS  # noqa: E402
 
 
+# $ per hour of the 8 initial PEs (2 per class of CLASSES): a static run's
+# trace has no resource view (its policy asks no resource manager).
+STATIC_PRICE = 2 * sum(float(line.split()[2]) for line in CLASSES.splitlines())
+
+
 def cost_of(records):
     """$ of the run: each interval's PE-hours per class times the class's price."""
     total = 0.0
     for r in records:
-        view = r.get("resources") or {}
-        price = {c["name"]: c.get("cost", 0.0) for c in view.get("classes", [])}
         hours = max(r["wall_time"]) / 3600.0
+        view = r.get("resources")
+        if not view:
+            total += STATIC_PRICE * hours
+            continue
+        price = {c["name"]: c.get("cost", 0.0) for c in view.get("classes", [])}
         total += sum(price.get(name, 0.0) for name in view.get("process_classes", [])) * hours
     return total
 

@@ -205,9 +205,8 @@ void AdaptationController::require_same_change(const PolicyDecision& decision) c
              static_cast<std::int64_t>(decision.change->reclaim);
   }
   if (!same_on_every_process(change, context_.library_comm())) {
-    throw Error(Errc::internal,
-                "policy '" + std::string(policy_->name()) +
-                    "' decided different process changes on different processes");
+    throw Error(Errc::internal, "policy '" + std::string(policy_->name()) +
+                                    "' decided different process changes on different processes");
   }
 }
 

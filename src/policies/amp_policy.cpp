@@ -94,9 +94,8 @@ std::optional<double> measured_over_modelled(const OfferSituation& situation, do
     computation = std::max(computation, p.effective_computation(situation.dedicated_threshold));
   }
   const int processes = static_cast<int>(situation.report.processes.size());
-  const double communication = situation.communication != nullptr
-                                   ? situation.communication->per_iteration(processes)
-                                   : 0.0;
+  const double communication =
+      situation.communication != nullptr ? situation.communication->per_iteration(processes) : 0.0;
   const double modelled = computation / iterations + communication;
   const double measured = interval / iterations;
   if (!(modelled > 0.0) || !(measured > 0.0)) return std::nullopt;
@@ -140,8 +139,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // next interval on, and balances meanwhile. The first interval ran on
   // equal blocks: its fast processes computed alone, and the power it
   // measured is more than the balanced processes have when all compute.
-  const bool settling =
-      first_interval || predicted > 0.0 || input.reconfiguration_seconds > 0.0;
+  const bool settling = first_interval || predicted > 0.0 || input.reconfiguration_seconds > 0.0;
 
   if (auto decision = reclaim_action(input)) return *decision;
   std::optional<AmpPlan> plan;
@@ -163,7 +161,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
       // on the emulated cluster the balanced static run took 42 s where the
       // model said 32 s; docs/architecture.md.)
       goal_ = (elapsed_ + interval / iterations *
-                             static_cast<double>(std::max(0LL, situation->remaining_iterations))) *
+                              static_cast<double>(std::max(0LL, situation->remaining_iterations))) *
               (1.0 - *speedup_);
     }
     if (goal_ && !settling) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);

@@ -13,7 +13,8 @@ struct NodeDescription {
   std::string hostname;
   std::string proc_type;        ///< node class, e.g. "C1"
   int processing_elements = 0;  ///< cores available to the application
-  std::optional<double> cost;   ///< operational cost per PE (per hour, like a node class's), if given
+  std::optional<double>
+      cost;  ///< operational cost per PE (per hour, like a node class's), if given
 };
 
 /// Parses one `hostname:procType:numPE[:cost]` item; `where` prefixes error

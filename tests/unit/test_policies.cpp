@@ -241,7 +241,8 @@ std::optional<AmpPlan> amp(const HpmpFixture& f, double goal, double elapsed,
 
 TEST(AmpPolicy, CorrectionIsMeasuredOverModelledOnTheBlocksRun) {
   HpmpFixture f;  // two processes, 10 iterations, 1 s of computation each
-  const OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  const OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile,
+                                 0,        100,    1e6,       0.05};
   // Modelled: the slowest computation, 1 s / 10 = 0.1 s per iteration.
   EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.25).value(), 1.25);
   // An imbalanced interval (one process computes half as long) is not a

@@ -291,7 +291,8 @@ def panel_power(axis, xs, xlabel, records):
     axis.set_ylim(0, 3 * top if top > 0 and any(v and v > 3 * top for v in needed) else None)
     axis.grid(True, alpha=0.3)
     axis.legend(fontsize="small", loc="upper left")
-    workload = [sum(r["metric_count"]) if r.get("metric_count") else None for r in records]
+    workload = [sum(r["metric_count"]) / r["iterations"]
+                if r.get("metric_count") and r.get("iterations") else None for r in records]
     if any(workload):
         right = axis.twinx()
         right.plot(xs, workload, color="tab:orange", marker=".", linewidth=1,
