@@ -83,8 +83,10 @@ class AdaptationController final : public ReconfigurationHooks {
   [[nodiscard]] MeasuredChange measured_change() const;
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
-  /// Spawns or removes the processes of a policy's change, then rebalances.
+  /// Throws on every process if the policy's process change differs between
+  /// processes (collective), instead of letting them wait for each other.
   void require_same_change(const PolicyDecision& decision) const;
+  /// Spawns or removes the processes of a policy's change, then rebalances.
   RowBlock change_processes(const ProcessChange& change, int iteration, const SpawnRequest& how);
 
   const Config& config_;

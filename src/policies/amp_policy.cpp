@@ -128,8 +128,8 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   const bool first_interval = elapsed_ == 0.0;  // elapsed_ goes to spawned processes too
   elapsed_ += interval + input.report.redistribution_seconds();
   // The spawn or removal decided last time took what the process manager
-  // measured, not what the model said (5-10x more with many processes on
-  // few cores): a goal counted on the prediction is missed by the difference.
+  // measured, not what the model said: a goal counted on the prediction is
+  // missed by the difference.
   const double predicted = std::exchange(predicted_reconfiguration_, 0.0);
   elapsed_ += input.reconfiguration_seconds - predicted;
   // The interval right after a spawn or removal measured the change itself
@@ -194,8 +194,8 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   }
   PolicyDecision decision = balancing_.on_interval(input);
   if (settling) decision.record["amp_settling"] = true;
-  if (plan) decision.record["amp_iteration_correction"] = iteration_correction();
   if (plan) {
+    decision.record["amp_iteration_correction"] = iteration_correction();
     decision.record["amp"] = plan->to_json();
     if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;
   }
