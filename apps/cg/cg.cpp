@@ -251,11 +251,15 @@ int main(int argc, char** argv) {
       converged_rr = 1e-26 * scalars.bb;
     }
   }
-  if (removed) {
+  // The registered buffers (flexmpi may have reallocated them: free the current ones).
+  const auto free_buffers = [&] {
     for (void* buffer : {static_cast<void*>(ia), static_cast<void*>(ja), static_cast<void*>(a),
                          static_cast<void*>(x), static_cast<void*>(r), static_cast<void*>(d),
                          static_cast<void*>(p)})
       std::free(buffer);
+  };
+  if (removed) {
+    free_buffers();
     MPI_Finalize();
     return 0;
   }
@@ -305,13 +309,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::free(ia);
-  std::free(ja);
-  std::free(a);
-  std::free(x);
-  std::free(r);
-  std::free(d);
-  std::free(p);
+  free_buffers();
   MPI_Finalize();
   return 0;
 }
