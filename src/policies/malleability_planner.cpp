@@ -27,8 +27,11 @@
 //    assumption fails, it still meets, though it may not be the optimum.
 //  * Selection (line 30): efficiency takes the first count that meets the
 //    goal (the fewest processes); cost and energy the least objective over
-//    all counts, ties to the first count. "Meets" is predicted <= goal x
-//    (1 + tolerance): a configuration in the band is one AMP would keep.
+//    all counts, ties to the first count. "Meets" is predicted <= a target:
+//    for a spawn the band's lower edge goal x (1 - tolerance), or, when no
+//    configuration reaches it, its upper edge goal x (1 + tolerance) (a
+//    configuration in the band is one AMP would keep); for a removal the
+//    lower edge. (Not the thesis's: why, in plan_amp.)
 //
 // Removal is the mirror program over the processes *kept* among the
 // removable ones, y_c = removable_c - r_c: maximising the processes, cost or
@@ -252,7 +255,7 @@ class AmpSearch {
         predict_(predict),
         spawn_(spawn),
         decision_(decision),
-        upper_seconds_(goal.goal_seconds * (1.0 + goal.tolerance)),
+        target_seconds_(goal.goal_seconds * (1.0 + goal.tolerance)),
         efficiency_(goal.constraint == AmpConstraint::efficiency),
         program_step_(fmt::format("{} program", to_string(goal.constraint))),
         speeds_(column(offers, &NodeClassOffer::speed)),
@@ -277,6 +280,10 @@ class AmpSearch {
     double objective = 0.0;  // sum x_c objective_c
     double predicted_seconds = 0.0;
   };
+
+  // A configuration meets the goal when it is predicted within `seconds`
+  // (the band's upper edge until told otherwise).
+  void aim_at(double seconds) { target_seconds_ = seconds; }
 
   [[nodiscard]] int total_bound() const {
     return std::accumulate(bounds_.begin(), bounds_.end(), 0);
@@ -318,7 +325,7 @@ class AmpSearch {
   }
 
   [[nodiscard]] bool meets(const Configuration& c) const {
-    return c.predicted_seconds <= upper_seconds_;
+    return c.predicted_seconds <= target_seconds_;
   }
 
   Configuration evaluate(Counts x, std::string step) {
@@ -377,7 +384,7 @@ class AmpSearch {
   const PredictRemaining& predict_;
   bool spawn_;
   MalleabilityDecision& decision_;
-  double upper_seconds_;
+  double target_seconds_;
   bool efficiency_;
   std::string program_step_;
   std::vector<double> speeds_;
@@ -498,8 +505,24 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
   MalleabilityDecision decision = keep(offers.size(), goal.current_prediction, "");
   AmpSearch search(offers, goal, predict, spawn, decision);
   const int bound = search.total_bound();
-  // Spawn: 1..all free PEs; removal: keep 0..all but one of the removable processes.
-  const auto best = spawn ? search.find_best(1, bound) : search.find_best(0, bound - 1);
+  // Where a change lands. What the model leaves out (a slow interval, the
+  // next change's settling) makes the rest of the run later far more often
+  // than earlier, and changes that landed at the band's upper edge finished
+  // every emulated-cluster run late (docs/architecture.md): a change aims at
+  // the lower edge; a spawn at the upper edge only when nothing reaches the
+  // lower one (a removal then keeps the processes).
+  search.aim_at(lower);
+  const auto best = [&]() -> std::optional<AmpSearch::Configuration> {
+    if (!spawn) return search.find_best(0, bound - 1);  // keep 0..all but one removable
+    // spawn 1..all free PEs
+    if (auto at_lower_edge = search.find_best(1, bound)) return at_lower_edge;
+    // The most power of every count was evaluated: if none of them is within
+    // the upper edge, no configuration is.
+    const auto& fastest = search.fastest_seen();
+    if (!fastest || fastest->predicted_seconds > upper) return std::nullopt;
+    search.aim_at(upper);
+    return search.find_best(1, bound);
+  }();
   if (best) {
     decision.delta = search.delta(best->x);
     decision.predicted_seconds = best->predicted_seconds;

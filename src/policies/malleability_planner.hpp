@@ -87,18 +87,18 @@ struct AmpGoal {
 
 /// AMP (Alg. 8): keeps the configuration while `current_prediction` is in
 /// the band goal x [1 - tolerance, 1 + tolerance]. Slower than the band: the
-/// spawn that meets the goal (predicted <= goal x (1 + tolerance)) with the
+/// spawn that meets the goal (predicted <= goal x (1 - tolerance), the band's
+/// lower edge; if no spawn does, <= goal x (1 + tolerance)) with the
 /// fewest processes, then the least power (efficiency), the least cost per
 /// hour (cost) or the least watts (energy), ties to fewer processes; if none
 /// meets it, a decision with meets_goal = false and the spawn predicted
 /// fastest, if faster than now (best effort). Faster than the band: the
-/// removal that still meets the goal and removes the most processes, then
-/// the most power (efficiency), the most cost (cost) or the most watts
-/// (energy), ties to more processes removed; none: keep. The search and its
-/// assumption are described in malleability_planner.cpp. Never throws for
-/// an unreachable goal; throws flexmpi::Error (invalid_argument) naming the
-/// argument for invalid offers or goal, an empty callback, or a prediction
-/// that is not finite and >= 0.
+/// removal that still meets the goal (predicted <= goal x (1 - tolerance)) and removes the most
+/// processes, then the most power (efficiency), the most cost (cost) or the most watts (energy),
+/// ties to more processes removed; none: keep. The search and its assumption are described in
+/// malleability_planner.cpp. Never throws for an unreachable goal; throws flexmpi::Error
+/// (invalid_argument) naming the argument for invalid offers or goal, an empty callback, or a
+/// prediction that is not finite and >= 0.
 MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpGoal& goal,
                               const PredictRemaining& predict);
 

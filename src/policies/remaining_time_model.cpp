@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -117,6 +118,31 @@ std::optional<ClassOffers> build_class_offers(const OfferSituation& situation) {
   return plan;
 }
 
+double iteration_correction_at(const OfferSituation& situation, int processes) {
+  // Many processes on few cores wait for each other more than the model
+  // says, and more so the more there are (CG's collectives on the emulated
+  // cluster): a correction learnt on one count is not another's.
+  const std::map<int, double>& measured = situation.iteration_corrections;
+  if (measured.empty()) return 1.0;
+  const auto above = measured.lower_bound(processes);
+  if (above == measured.end()) return std::prev(above)->second;
+  if (above->first == processes || above == measured.begin()) return above->second;
+  const auto below = std::prev(above);
+  const double at = static_cast<double>(processes - below->first) / (above->first - below->first);
+  return below->second + at * (above->second - below->second);
+}
+
+double modelled_iteration_seconds(const OfferSituation& situation, const ClassOffers& offers,
+                                  double speed, int processes) {
+  double seconds = offers.work_per_iteration / speed;
+  if (situation.communication != nullptr) {
+    // Eq. 5.1's communication term: the last interval's operations on the
+    // candidate's process count (5.3.2).
+    seconds += situation.communication->per_iteration(processes);
+  }
+  return seconds;
+}
+
 double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
                          const std::vector<int>& delta) {
   const double remaining = static_cast<double>(std::max(0LL, situation.remaining_iterations));
@@ -135,14 +161,10 @@ double predict_remaining(const OfferSituation& situation, const ClassOffers& off
     }
   }
   if (!(speed > 0.0)) speed = offers.current_speed;  // unreachable for valid offers
-  double per_iteration = offers.work_per_iteration / speed;
-  if (situation.communication != nullptr) {
-    // Eq. 5.1's communication term: the last interval's operations on the
-    // candidate's process count (5.3.2).
-    const int processes = static_cast<int>(situation.report.processes.size()) + spawned - gone;
-    per_iteration += situation.communication->per_iteration(processes);
-  }
-  double seconds = remaining * per_iteration * situation.iteration_correction;
+  const int processes = static_cast<int>(situation.report.processes.size()) + spawned - gone;
+  double seconds = remaining * modelled_iteration_seconds(situation, offers, speed, processes) *
+                   iteration_correction_at(situation, processes);
+  if (spawned > 0 || gone > 0) seconds += situation.change_settling_seconds;
   if (spawned > 0) {
     seconds += spawn_cost(situation.profile, spawned);
     seconds += situation.redistribution_cost.predict(situation.data_bytes * added / speed);

@@ -13,9 +13,11 @@
 // the mean measured speed of the class's processes, or relative_speed(class)
 // x the speed of a PE of relative speed 1 inferred from the fastest measured
 // class. With delta all 0 it is the current configuration's remaining run.
-// The per-iteration term is multiplied by OfferSituation::iteration_correction.
+// The per-iteration term is multiplied by iteration_correction_at the new count,
+// and a change pays OfferSituation::change_settling_seconds besides.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,10 +47,16 @@ struct OfferSituation {
   /// The interval's communication, replayed on each candidate's process count
   /// (nullptr: computation and reconfiguration only).
   const CommunicationReplay* communication = nullptr;
-  /// Measured / modelled time of one iteration on the current configuration
-  /// (amp's correction, AmpPolicy): scales the per-iteration term of every
-  /// candidate, as eq. 5.4-5.5's lambda scales communication. 1: the model alone.
-  double iteration_correction = 1.0;
+  /// Measured / modelled time of one iteration per process count (amp's
+  /// correction, AmpPolicy): scales the per-iteration term of every
+  /// candidate, as eq. 5.4-5.5's lambda scales communication, at the
+  /// candidate's count (iteration_correction_at). Empty: the model alone.
+  std::map<int, double> iteration_corrections;
+  /// What the first interval after a spawn or removal takes beyond a settled
+  /// one (new processes starting, connections opened, moved rows touched
+  /// first; amp measures it, AmpPolicy): added to every candidate that
+  /// changes the processes. 0: the model alone.
+  double change_settling_seconds = 0.0;
 };
 
 /// The job's node classes as the planner sees them, and what was measured.
@@ -73,6 +81,17 @@ struct ClassOffers {
 /// (class order breaks ties, as plan_hpmp takes them); nullopt when nothing
 /// was measured (no work or no speed).
 [[nodiscard]] std::optional<ClassOffers> build_class_offers(const OfferSituation& situation);
+
+/// OfferSituation::iteration_corrections at `processes`: the measured
+/// count's, linear between the nearest measured counts below and above, the
+/// nearest one's beyond them; 1 with none measured.
+[[nodiscard]] double iteration_correction_at(const OfferSituation& situation, int processes);
+
+/// The model's seconds of one balanced iteration (no correction): W / speed
+/// plus the communication replayed on `processes` processes.
+[[nodiscard]] double modelled_iteration_seconds(const OfferSituation& situation,
+                                                const ClassOffers& offers, double speed,
+                                                int processes);
 
 /// The predicted seconds of the remaining run after the per-class change
 /// `delta` (one entry per offer), as described above; the planners' callback.

@@ -239,21 +239,79 @@ std::optional<AmpPlan> amp(const HpmpFixture& f, double goal, double elapsed,
       goal, elapsed, 0.01, constraint);
 }
 
-TEST(AmpPolicy, CorrectionIsMeasuredOverModelledOnTheBlocksRun) {
+TEST(AmpPolicy, CorrectionIsMeasuredOverTheBalancedModel) {
   HpmpFixture f;  // two processes, 10 iterations, 1 s of computation each
   const OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile,
                                  0,        100,    1e6,       0.05};
-  // Modelled: the slowest computation, 1 s / 10 = 0.1 s per iteration.
+  // Modelled: W / S = 15 / 150 = 0.1 s per iteration.
   EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.25).value(), 1.25);
-  // An imbalanced interval (one process computes half as long) is not a
-  // model error: the slowest process's computation is still the model.
+  // An imbalanced interval: S computes its 50 in half the time (speed 100),
+  // so the balanced model is 15 / 200 = 0.075 s and the interval's 0.1 s per
+  // iteration is 4/3 of it: the imbalance a settled interval keeps counts.
   f.report.processes[1].wall = 0.5;
   f.report.processes[1].cpu = 0.5;
-  EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.0).value(), 1.0);
+  EXPECT_DOUBLE_EQ(measured_over_modelled(situation, 1.0).value(), 0.1 / 0.075);
   // Nothing measured: no correction.
   EXPECT_FALSE(measured_over_modelled(situation, 0.0).has_value());
   f.report.processes.clear();
   EXPECT_FALSE(measured_over_modelled(situation, 1.0).has_value());
+}
+
+TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnOrInterpolated) {
+  const HpmpFixture f;
+  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 5), 1.0);  // none measured
+  situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 2), 1.1);
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 3), 1.2);
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 6), 1.5);
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 1), 1.1);  // beyond: the nearest
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.5);
+  // The prediction applies the new count's: one F spawned makes 3 processes.
+  const ClassOffers offers = build_class_offers(situation).value();
+  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 10.0 * 1.1);
+  situation.iteration_corrections = {};
+  const double uncorrected = predict_remaining(situation, offers, {1, 0});
+  situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
+  const double reconfiguration = spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
+  EXPECT_NEAR(predict_remaining(situation, offers, {1, 0}),
+              (uncorrected - reconfiguration) * 1.2 + reconfiguration, 1e-12);
+}
+
+TEST(AmpPolicy, AChangePaysTheSettlingOfTheIntervalAfterIt) {
+  const HpmpFixture f;
+  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  const ClassOffers offers = build_class_offers(situation).value();
+  const double one_f = predict_remaining(situation, offers, {1, 0});
+  situation.change_settling_seconds = 2.0;
+  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 10.0);  // no change, no settling
+  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {1, 0}), one_f + 2.0);
+}
+
+TEST(AmpPolicy, SettlingCostIsTheIntervalAfterAChangeBeyondTheNextOne) {
+  SettlingCost cost;
+  cost.observe(1.0, 10, false);  // no change yet: nothing to price
+  EXPECT_DOUBLE_EQ(cost.seconds(), 0.0);
+  cost.observe(2.0, 10, true);  // the interval after a spawn: 2 s
+  EXPECT_DOUBLE_EQ(cost.seconds(), 0.0);
+  cost.observe(0.4, 5, false);  // settled: 0.08 s per iteration, 0.8 s for 10
+  EXPECT_DOUBLE_EQ(cost.seconds(), 1.2);
+  cost.observe(0.1, 5, false);  // later settled intervals price nothing more
+  EXPECT_DOUBLE_EQ(cost.seconds(), 1.2);
+  cost.observe(0.5, 10, true);  // a change whose next interval was no slower: 0, not < 0
+  cost.observe(1.0, 10, false);
+  EXPECT_DOUBLE_EQ(cost.seconds(), 0.6);  // median of 1.2 and 0
+  cost.observe(1.5, 10, true);            // a spawned process imports the pending interval
+  SettlingCost imported;
+  imported.from_json(cost.to_json());
+  EXPECT_EQ(imported.to_json(), cost.to_json());
+  imported.observe(1.0, 10, false);
+  EXPECT_DOUBLE_EQ(imported.seconds(), 0.5);    // median of 1.2, 0, 0.5
+  for (int change = 0; change < 3; ++change) {  // the latest 3 changes count
+    imported.observe(3.0, 10, true);
+    imported.observe(1.0, 10, false);
+  }
+  EXPECT_DOUBLE_EQ(imported.seconds(), 2.0);
 }
 
 TEST(AmpPolicy, KeepsTheProcessesWhileThePredictionIsInTheGoalBand) {
