@@ -8,7 +8,6 @@
 #include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "model/reconfiguration_cost.hpp"
-#include "util/statistics.hpp"
 
 namespace flexmpi {
 namespace {
@@ -74,9 +73,7 @@ AmpPolicy::AmpPolicy(const Config& config)
 nlohmann::json AmpPolicy::export_state() const {
   nlohmann::json state = {{"elapsed_seconds", elapsed_},
                           {"predicted_reconfiguration_seconds", predicted_reconfiguration_},
-                          {"iteration_corrections", iteration_corrections_},
-                          {"settling", settling_.to_json()},
-                          {"blocks_balanced", blocks_balanced_}};
+                          {"learning", learning_.to_json()}};
   if (goal_) state["goal_seconds"] = *goal_;
   return state;
 }
@@ -84,87 +81,8 @@ nlohmann::json AmpPolicy::export_state() const {
 void AmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("elapsed_seconds")) elapsed_ = state["elapsed_seconds"].get<double>();
   predicted_reconfiguration_ = state.value("predicted_reconfiguration_seconds", 0.0);
-  iteration_corrections_ =
-      state.value("iteration_corrections", std::map<int, std::vector<double>>{});
-  if (state.contains("settling")) settling_.from_json(state["settling"]);
-  blocks_balanced_ = state.value("blocks_balanced", false);
+  if (state.contains("learning")) learning_.from_json(state["learning"]);
   if (state.contains("goal_seconds")) goal_ = state["goal_seconds"].get<double>();
-}
-
-std::optional<double> measured_over_modelled(const OfferSituation& situation, double interval) {
-  // Modelled: the balanced iteration the prediction assumes, so that what a
-  // settled interval keeps of imbalance (the balancer's threshold, noise)
-  // is corrected too. (Measured against the slowest process's computation
-  // instead, the correction left the predictions 6 % short of the very
-  // interval measured on the emulated cluster; docs/architecture.md.) AMP
-  // learns only on settled intervals, never on the first one's equal blocks.
-  if (situation.report.processes.empty()) return std::nullopt;
-  const int iterations = situation.report.processes.front().iterations;
-  if (iterations <= 0) return std::nullopt;
-  const std::optional<ClassOffers> offers = build_class_offers(situation);
-  if (!offers) return std::nullopt;
-  const double modelled =
-      modelled_iteration_seconds(situation, *offers, offers->current_speed,
-                                 static_cast<int>(situation.report.processes.size()));
-  const double measured = interval / iterations;
-  if (!(modelled > 0.0) || !(measured > 0.0)) return std::nullopt;
-  return measured / modelled;
-}
-
-void AmpPolicy::learn_iteration_correction(const OfferSituation& situation, double interval) {
-  // The model (work / summed speeds + replayed communication) leaves out
-  // what 8-18 processes sharing 2 cores wait for each other; on the emulated
-  // cluster it predicted 27 ms per iteration where 33 ms were measured, and
-  // AMP missed its goal by 14-32 % (docs/architecture.md). The ratio of the
-  // measured to the modelled time of the interval just run, median of the
-  // last 3 on this process count, corrects the candidates of that count and,
-  // interpolated, the others (5.3.2's lambda, for the whole iteration).
-  const std::optional<double> ratio = measured_over_modelled(situation, interval);
-  if (!ratio) return;
-  std::vector<double>& window =
-      iteration_corrections_[static_cast<int>(situation.report.processes.size())];
-  window.push_back(*ratio);
-  if (window.size() > kCorrectionWindow) window.erase(window.begin());
-}
-
-std::map<int, double> AmpPolicy::iteration_corrections() const {
-  std::map<int, double> medians;
-  for (const auto& [processes, window] : iteration_corrections_) {
-    medians[processes] = median(window);
-  }
-  return medians;
-}
-
-void SettlingCost::observe(double interval_seconds, int iterations, bool after_change) {
-  if (after_change) {
-    pending_seconds_ = interval_seconds;
-    pending_iterations_ = iterations;
-    return;
-  }
-  if (pending_iterations_ <= 0 || iterations <= 0) return;
-  // On the emulated cluster the interval after a spawn took 0.15-1.2 s more
-  // than the next one, and a model that did not count it spawned one process
-  // at a time to close 2 % gaps, each spawn costing more than it gained: the
-  // runs finished 3.5-10.8 % late (docs/architecture.md).
-  const double settled = interval_seconds / iterations * pending_iterations_;
-  excess_.push_back(std::max(0.0, pending_seconds_ - settled));
-  if (excess_.size() > kWindow) excess_.erase(excess_.begin());
-  pending_seconds_ = 0.0;
-  pending_iterations_ = 0;
-}
-
-double SettlingCost::seconds() const { return excess_.empty() ? 0.0 : median(excess_); }
-
-nlohmann::json SettlingCost::to_json() const {
-  return {{"pending_seconds", pending_seconds_},
-          {"pending_iterations", pending_iterations_},
-          {"excess_seconds", excess_}};
-}
-
-void SettlingCost::from_json(const nlohmann::json& state) {
-  pending_seconds_ = state.value("pending_seconds", 0.0);
-  pending_iterations_ = state.value("pending_iterations", 0);
-  excess_ = state.value("excess_seconds", std::vector<double>{});
 }
 
 PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
@@ -180,25 +98,15 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // The interval right after a spawn or removal measured the change itself
   // (new processes starting, moved rows touched for the first time): AMP
   // deciding on it reversed most of its changes on the emulated cluster
-  // (spawn, remove, spawn; docs/architecture.md). It plans again from the
-  // next interval on, and balances meanwhile. Until the balancer has set
-  // the blocks once, the intervals run on the start's equal blocks: their
-  // fast processes computed alone (more power than the balanced ones have
-  // when all compute), and their imbalance, taken for a model error by the
-  // correction, made AMP spawn for a goal the balancing alone met. The
-  // correction also learns nothing from an interval right after the
-  // balancer moved rows (touched first, it ran up to 48 % slower than the
-  // model), and AMP plans only on a process count whose correction it has.
+  // (spawn, remove, spawn; docs/architecture.md). It plans when RunLearning
+  // is ready, and balances meanwhile.
   const bool after_change = predicted > 0.0 || input.reconfiguration_seconds > 0.0;
-  const bool representative =
-      blocks_balanced_ && !after_change && !(input.report.redistribution_seconds() > 0.0);
-  const int processes = static_cast<int>(input.report.processes.size());
+  learning_.observe(input.report, interval, after_change);
   const int iterations =
       input.report.processes.empty() ? 0 : input.report.processes.front().iterations;
-  settling_.observe(interval, iterations, after_change);
 
   if (auto decision = reclaim_action(input)) return *decision;
-  bool settling = !blocks_balanced_ || after_change;
+  bool ready = false;
   std::optional<AmpPlan> plan;
   std::optional<OfferSituation> situation;
   if (input.resources != nullptr) {
@@ -208,9 +116,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
         static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
         dedicated_threshold_, input.communication});
-    if (representative) learn_iteration_correction(*situation, interval);
-    situation->iteration_corrections = iteration_corrections();
-    situation->change_settling_seconds = settling_.seconds();
+    learning_.learn_and_apply(*situation, interval);
     if (!goal_ && speedup_ && iterations > 0) {
       // FLEXMPI_GOAL_SPEEDUP: the static run predicted from the first
       // interval, as the thesis does: its time per iteration to the end, the
@@ -223,8 +129,8 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
                               static_cast<double>(std::max(0LL, situation->remaining_iterations))) *
               (1.0 - *speedup_);
     }
-    settling = settling || !iteration_corrections_.contains(processes);
-    if (goal_ && !settling) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
+    ready = learning_.ready();
+    if (goal_ && ready) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
   }
   if (plan && plan->decision.changes()) {
     PolicyDecision decision;
@@ -252,15 +158,8 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
     return decision;
   }
   PolicyDecision decision = balancing_.on_interval(input);
-  if (!blocks_balanced_) {
-    // Balanced from the next interval on, unless the balancer still waits
-    // to confirm the imbalance it saw.
-    const nlohmann::json& record = decision.record;
-    blocks_balanced_ =
-        !(record.value("decision", "") == "held" &&
-          record.value("confirmations", 0) < record.value("confirmations_needed", 0));
-  }
-  if (settling) decision.record["amp_settling"] = true;
+  learning_.after_balancing(decision.record);
+  if (!ready) decision.record["amp_settling"] = true;
   if (plan) {
     decision.record["amp"] = plan->to_json();
     if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;

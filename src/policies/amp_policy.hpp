@@ -22,16 +22,9 @@
 // first interval (equal blocks, as without balancing): its time per
 // iteration over the whole run.
 //
-// What AMP learns, and when it plans (none of it in the thesis; measured on
-// the emulated cluster, docs/architecture.md): an interval is representative
-// when the balancer has set the blocks once, no process changed and no row
-// moved just before it. On those, the measured / modelled iteration time
-// per process count (median of 3) corrects the candidates of every count
-// (iteration_correction_at). The interval after a spawn or removal, beyond
-// the settled one after it, is what a change costs besides its spawn and
-// data (SettlingCost), added to every candidate that changes the processes.
-// AMP plans only on a count whose correction it has, never on the interval
-// right after a change, and aims a change at the band's lower edge.
+// What AMP learns from the run to correct its prediction, and when it may
+// plan: RunLearning (run_learning.hpp), shared with hpmp. Beyond the thesis,
+// a change aims at the goal band's lower edge (plan_amp).
 //
 // The elapsed time is policy state that every process computes alike: the
 // sum over the intervals evaluated of the longest process's wall time of the
@@ -41,7 +34,6 @@
 // intervals nobody evaluated. A spawned process imports it (export_state).
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -51,6 +43,7 @@
 #include "policies/malleability_planner.hpp"
 #include "policies/malleability_policy.hpp"
 #include "policies/remaining_time_model.hpp"
+#include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 
 namespace flexmpi {
@@ -76,35 +69,6 @@ struct AmpPlan {
 [[nodiscard]] std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_seconds,
                                               double elapsed_seconds, double tolerance,
                                               AmpConstraint constraint);
-
-/// Measured / modelled time per iteration of the interval of `situation`,
-/// which lasted `interval` seconds (its slowest process): modelled is the
-/// balanced iteration of the prediction (modelled_iteration_seconds on the
-/// measured speeds). nullopt without a measurement. AmpPolicy's correction.
-[[nodiscard]] std::optional<double> measured_over_modelled(const OfferSituation& situation,
-                                                           double interval);
-
-/// What the first interval after a spawn or removal takes beyond the settled
-/// interval after it (new processes starting, connections opened, moved rows
-/// touched first), learnt from the run: AmpPolicy's
-/// OfferSituation::change_settling_seconds.
-class SettlingCost {
- public:
-  /// One interval, in order: its slowest process's seconds, its iterations,
-  /// and whether a spawn or removal came just before it.
-  void observe(double interval_seconds, int iterations, bool after_change);
-  /// The median over the latest 3 changes priced; 0 before the first.
-  [[nodiscard]] double seconds() const;
-  [[nodiscard]] nlohmann::json to_json() const;
-  void from_json(const nlohmann::json& state);
-
- private:
-  static constexpr std::size_t kWindow = 3;
-  // The interval after the latest change, until a settled one prices it.
-  double pending_seconds_ = 0.0;
-  int pending_iterations_ = 0;
-  std::vector<double> excess_;
-};
 
 class AmpPolicy final : public MalleabilityPolicy {
  public:
@@ -134,15 +98,7 @@ class AmpPolicy final : public MalleabilityPolicy {
   // The spawn or removal cost added to elapsed_ when it was decided (the
   // model's), replaced by the measured one at the next interval.
   double predicted_reconfiguration_ = 0.0;
-  // Measured / modelled iteration time of the latest settled intervals on each count.
-  static constexpr std::size_t kCorrectionWindow = 3;
-  std::map<int, std::vector<double>> iteration_corrections_;  // per process count
-  SettlingCost settling_;
-  // Whether the balancer has set the blocks once (the start's equal blocks
-  // are not what the processes will run on).
-  bool blocks_balanced_ = false;
-  void learn_iteration_correction(const OfferSituation& situation, double interval);
-  [[nodiscard]] std::map<int, double> iteration_corrections() const;
+  RunLearning learning_;
 };
 
 }  // namespace flexmpi

@@ -11,6 +11,10 @@ std::vector<std::string> HpmpPlan::spawn_classes() const {
   return ClassOffers{offers, work_per_iteration, current_speed}.spawn_classes(decision.delta);
 }
 
+std::vector<std::string> HpmpPlan::remove_classes() const {
+  return ClassOffers{offers, work_per_iteration, current_speed}.remove_classes(decision.delta);
+}
+
 nlohmann::json HpmpPlan::to_json() const {
   nlohmann::json out = decision;
   out.update(ClassOffers{offers, work_per_iteration, current_speed}.to_json());
@@ -18,9 +22,11 @@ nlohmann::json HpmpPlan::to_json() const {
 }
 
 std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
-  if (spawn_headroom(situation) <= 0) return std::nullopt;
   const std::optional<ClassOffers> offers = build_class_offers(situation);
   if (!offers) return std::nullopt;
+  const bool removable = std::any_of(offers->offers.begin(), offers->offers.end(),
+                                     [](const NodeClassOffer& o) { return o.removable > 0; });
+  if (spawn_headroom(situation) <= 0 && !removable) return std::nullopt;
   HpmpPlan plan;
   plan.offers = offers->offers;
   plan.work_per_iteration = offers->work_per_iteration;
@@ -39,6 +45,9 @@ HpmpPolicy::HpmpPolicy(const Config& config)
       dedicated_threshold_(config.dedicated_threshold) {}
 
 PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
+  double interval = 0.0;  // its slowest process
+  for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
+  learning_.observe(input.report, interval, input.reconfiguration_seconds > 0.0);
   if (auto decision = reclaim_action(input)) return *decision;
   std::optional<HpmpPlan> plan;
   if (input.resources != nullptr) {
@@ -53,7 +62,8 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
                             static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
                             dedicated_threshold_,
                             input.communication};
-    plan = hpmp_plan(situation);
+    learning_.learn_and_apply(situation, interval);
+    if (learning_.ready()) plan = hpmp_plan(situation);
   }
   if (plan && plan->decision.changes()) {
     PolicyDecision decision;
@@ -62,12 +72,23 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
     ProcessChange change;
     change.node_classes = plan->spawn_classes();
     change.spawn = static_cast<int>(change.node_classes.size());
+    if (change.spawn == 0) {
+      change.node_classes = plan->remove_classes();
+      change.remove = static_cast<int>(change.node_classes.size());
+    }
     decision.change = std::move(change);
     return decision;
   }
   PolicyDecision decision = balancing_.on_interval(input);
+  learning_.after_balancing(decision.record);
   if (plan) decision.record["hpmp"] = plan->to_json();
   return decision;
+}
+
+nlohmann::json HpmpPolicy::export_state() const { return {{"learning", learning_.to_json()}}; }
+
+void HpmpPolicy::import_state(const nlohmann::json& state) {
+  if (state.contains("learning")) learning_.from_json(state["learning"]);
 }
 
 }  // namespace flexmpi

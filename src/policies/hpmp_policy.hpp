@@ -4,10 +4,16 @@
 // end of each sampling interval, in this order:
 //   1. processes on PEs the resource manager reclaimed are removed
 //      (reclaim_action, shared with smp);
-//   2. if some node class has idle PEs (granted - running) and the job is
-//      below FLEXMPI_MAX_PROCS: plan_hpmp evaluates spawning s = 0.. of the
-//      fastest free PEs with the prediction below; the fastest predicted one
-//      is carried out (one ProcessChange, one node class per process);
+//   2. once RunLearning is ready (the blocks balanced, not right after a
+//      change, the current count's correction measured): if some node class
+//      has idle PEs (granted - running) below FLEXMPI_MAX_PROCS, or the job
+//      has spawned processes: plan_hpmp evaluates spawning s = 0.. of the
+//      fastest free PEs and, beyond Alg. 7, removing r = 1.. of the slowest
+//      spawned processes, with the prediction below corrected by what the
+//      run measured; the fastest predicted one is carried out (one
+//      ProcessChange, one node class per process). Measured on a count it
+//      overestimated (CG on 18 processes of 2 cores), HPMP gives back the
+//      processes that did not pay;
 //   3. else (or when no spawn is predicted faster) the load is balanced as
 //      the lb policy does.
 // Every candidate and its prediction go to the trace ("hpmp").
@@ -31,12 +37,14 @@
 // (5.3.2): rank 0's PMPI profile of the interval, broadcast by the adaptation
 // loop (CommunicationReplay), replayed on the candidate's process count with
 // the machine profile's costs -- the same replay as IntervalPredictor's, without
-// lambda (learnt on rank 0 for the trace only).
+// lambda (learnt on rank 0 for the trace only). RunLearning's corrections
+// scale the per-iteration term at the candidate's count, and a change pays
+// the settling measured after the previous ones.
 //
 // Every process decides alike: everything comes from the report, the
 // broadcast ResourceView and communication profile, the configuration and
-// the controller's redistribution price (which a spawned process imports). The policy keeps
-// no state of its own beyond the balancer's, so it exports nothing.
+// the controller's redistribution price (which a spawned process imports), and what
+// RunLearning learnt, which a spawned process imports (export_state).
 #pragma once
 
 #include <optional>
@@ -46,6 +54,7 @@
 #include "policies/malleability_planner.hpp"
 #include "policies/malleability_policy.hpp"
 #include "policies/remaining_time_model.hpp"
+#include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 
 namespace flexmpi {
@@ -62,6 +71,8 @@ struct HpmpPlan {
 
   /// The processes to spawn, one node class per process (empty: none).
   [[nodiscard]] std::vector<std::string> spawn_classes() const;
+  /// The processes to remove, one node class per process (empty: none).
+  [[nodiscard]] std::vector<std::string> remove_classes() const;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
@@ -74,12 +85,15 @@ class HpmpPolicy final : public MalleabilityPolicy {
   explicit HpmpPolicy(const Config& config);
   [[nodiscard]] std::string_view name() const override { return "hpmp"; }
   PolicyDecision on_interval(const IntervalInput& input) override;
+  [[nodiscard]] nlohmann::json export_state() const override;
+  void import_state(const nlohmann::json& state) override;
 
  private:
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
   int max_procs_ = 0;
   double dedicated_threshold_ = 0.0;
+  RunLearning learning_;
 };
 
 }  // namespace flexmpi

@@ -461,28 +461,43 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
   validate_offers(offers, "HPMP");
   check_callback(predict, "HPMP");
   const std::vector<int> free_pes = column(offers, &NodeClassOffer::free_pes);
-  const std::vector<std::size_t> fastest_first =
-      classes_by_speed(column(offers, &NodeClassOffer::speed), true);
+  const std::vector<int> removable = column(offers, &NodeClassOffer::removable);
+  const std::vector<double> speeds = column(offers, &NodeClassOffer::speed);
+  const std::vector<std::size_t> fastest_first = classes_by_speed(speeds, true);
+  const std::vector<std::size_t> slowest_first = classes_by_speed(speeds, false);
   const int max_spawn = std::accumulate(free_pes.begin(), free_pes.end(), 0);
+  const int max_remove = std::accumulate(removable.begin(), removable.end(), 0);
 
   // Alg. 7 lines 7-15: s = 0 is the current configuration (Test_P); the
-  // strictly lowest prediction wins, so ties go to fewer processes.
+  // strictly lowest prediction wins, so ties go to fewer changes. Beyond
+  // Alg. 7, removing the r slowest removable processes is a candidate too:
+  // with the model corrected on the counts the job ran (RunLearning), a
+  // spawn that did not pay is given back (docs/architecture.md).
   MalleabilityDecision decision = keep(offers.size(), 0.0, "");
   int best_count = 0;
-  for (int s = 0; s <= max_spawn; ++s) {
-    Counts delta = take_in_order(free_pes, fastest_first, s);
+  const auto consider = [&](Counts delta, int count) {
     const double seconds = predict_and_record(offers, predict, "HPMP", delta, "hpmp", decision);
-    if (s == 0 || seconds < decision.predicted_seconds) {
+    if (count == 0 || seconds < decision.predicted_seconds) {
       decision.delta = std::move(delta);
       decision.predicted_seconds = seconds;
-      best_count = s;
+      best_count = count;
     }
+  };
+  for (int s = 0; s <= max_spawn; ++s) consider(take_in_order(free_pes, fastest_first, s), s);
+  for (int r = 1; r <= max_remove; ++r) {
+    Counts delta = take_in_order(removable, slowest_first, r);
+    for (int& d : delta) d = -d;
+    consider(std::move(delta), -r);
   }
   decision.reason =
-      best_count == 0
-          ? "hpmp: no spawn is predicted faster than the current configuration"
-          : fmt::format("hpmp: spawn {} on the fastest free PEs, the minimum predicted time",
-                        best_count);
+      best_count == 0 ? "hpmp: no change is predicted faster than the current configuration"
+      : best_count > 0
+          ? fmt::format("hpmp: spawn {} on the fastest free PEs, the minimum predicted time",
+                        best_count)
+          : fmt::format(
+                "hpmp: remove {} of the slowest spawned processes, the minimum predicted "
+                "time",
+                -best_count);
   return decision;
 }
 

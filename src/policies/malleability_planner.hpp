@@ -65,8 +65,10 @@ void to_json(nlohmann::json& json, const MalleabilityDecision& decision);
 
 /// HPMP spawning action (Alg. 7 lines 6-15): for every count s = 0..sum of
 /// free_pes, the s PEs of the fastest classes (class order breaks speed
-/// ties), predicted with `predict`; the lowest predicted time wins, ties to
-/// fewer processes. Throws flexmpi::Error (invalid_argument) for invalid
+/// ties), and, beyond Alg. 7, for every r = 1..sum of removable, the r
+/// removable processes of the slowest classes (delta < 0), predicted with
+/// `predict`; the lowest predicted time wins, ties to the fewest changes
+/// (s = 0 first, then spawns, then removals). Throws flexmpi::Error (invalid_argument) for invalid
 /// offers, an empty callback or a prediction that is not finite and >= 0.
 MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
                                const PredictRemaining& predict);

@@ -97,9 +97,23 @@ TEST(Hpmp, KeepsWhenNoSpawnIsFasterAndSpawnsAllWhenTheCurveOnlyFalls) {
   const std::vector<NodeClassOffer> offers{offer("a", 1.0, 1), offer("b", 1.0, 2)};
   const MalleabilityDecision rising = plan_hpmp(offers, scripted({3, 4, 5, 6}));
   EXPECT_FALSE(rising.changes());
-  EXPECT_THAT(rising.reason, HasSubstr("no spawn"));
+  EXPECT_THAT(rising.reason, HasSubstr("no change"));
   const MalleabilityDecision falling = plan_hpmp(offers, scripted({6, 5, 4, 3}));
   EXPECT_EQ(falling.delta, (std::vector<int>{1, 2}));  // equal speeds: class order
+}
+
+TEST(Hpmp, GivesBackTheSlowestSpawnedProcessesWhenFewerArePredictedFaster) {
+  // 100 / power + 1 x processes: 12 processes of power 16 take 18.25; without
+  // the 4 removable slow ones 16.33, the least (one fast one more gone: 17).
+  const SyntheticRun run{{offer("fast", 2.0, 0, 4, 2), offer("slow", 1.0, 0, 8, 4)}, 100.0, 1.0};
+  const MalleabilityDecision d = plan_hpmp(run.offers, std::cref(run));
+  EXPECT_EQ(d.delta, (std::vector<int>{0, -4}));
+  EXPECT_NEAR(d.predicted_seconds, 100.0 / 12 + 8, 1e-12);
+  EXPECT_THAT(d.reason, HasSubstr("remove 4 of the slowest"));
+  EXPECT_EQ(d.considered.size(), 7u);  // keep, then r = 1..6
+  // Nothing is removed when keeping them all is predicted fastest.
+  const SyntheticRun cheap{{offer("fast", 2.0, 0, 4, 2), offer("slow", 1.0, 0, 8, 4)}, 100.0, 0.0};
+  EXPECT_FALSE(plan_hpmp(cheap.offers, std::cref(cheap)).changes());
 }
 
 TEST(Hpmp, MinimumOfTheSyntheticRun) {

@@ -12,6 +12,7 @@
 #include "policies/amp_policy.hpp"
 #include "policies/hpmp_policy.hpp"
 #include "policies/policy.hpp"
+#include "policies/run_learning.hpp"
 #include "policies/schedule.hpp"
 
 namespace flexmpi {
@@ -276,6 +277,48 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnOrInterpolated) {
   const double reconfiguration = spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
   EXPECT_NEAR(predict_remaining(situation, offers, {1, 0}),
               (uncorrected - reconfiguration) * 1.2 + reconfiguration, 1e-12);
+}
+
+TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
+  HpmpFixture f;  // two processes; the balanced model: 0.1 s per iteration
+  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  RunLearning learning;
+  const auto interval = [&](double seconds, bool after_change) {
+    learning.observe(f.report, seconds, after_change);
+    learning.learn_and_apply(situation, seconds);
+  };
+  interval(1.5, false);  // the start's equal blocks: nothing learnt
+  EXPECT_FALSE(learning.ready());
+  EXPECT_TRUE(situation.iteration_corrections.empty());
+  learning.after_balancing(
+      {{"decision", "held"}, {"confirmations", 1}, {"confirmations_needed", 2}});
+  interval(1.5, false);  // the balancer still waits to confirm
+  EXPECT_FALSE(learning.ready());
+  learning.after_balancing(
+      {{"decision", "rebalance"}, {"confirmations", 2}, {"confirmations_needed", 2}});
+  f.report.processes[1].redistribution_seconds = 0.2;
+  interval(1.5, false);  // rows moved just before: not representative
+  EXPECT_FALSE(learning.ready());
+  EXPECT_TRUE(situation.iteration_corrections.empty());
+  f.report.processes[1].redistribution_seconds = 0.0;
+  interval(1.2, false);
+  EXPECT_TRUE(learning.ready());
+  EXPECT_EQ(situation.iteration_corrections, (std::map<int, double>{{2, 1.2}}));
+  interval(1.2, true);  // right after a change: no plan, nothing learnt
+  EXPECT_FALSE(learning.ready());
+  f.report.processes.push_back(f.report.processes[1]);  // a third: learnt when first representative
+  f.view.process_classes.push_back("S");
+  interval(1.0, false);
+  EXPECT_TRUE(learning.ready());
+  f.report.processes.push_back(f.report.processes[1]);
+  f.view.process_classes.push_back("S");
+  learning.after_balancing({{"decision", "rebalance"}});
+  learning.observe(f.report, 1.0, true);  // a spawned fourth: not measured, not ready
+  EXPECT_FALSE(learning.ready());
+  RunLearning imported;  // a spawned process
+  imported.from_json(learning.to_json());
+  EXPECT_EQ(imported.to_json(), learning.to_json());
+  EXPECT_EQ(imported.iteration_corrections().size(), 2u);
 }
 
 TEST(AmpPolicy, AChangePaysTheSettlingOfTheIntervalAfterIt) {

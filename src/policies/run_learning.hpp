@@ -1,0 +1,92 @@
+// What the performance-aware malleability policies (hpmp, amp) learn from
+// the run to correct the remaining-time model (remaining_time_model.hpp).
+// None of it is in the thesis; each piece fixed a fault measured on the
+// emulated cluster (docs/architecture.md, "The malleability policies on the
+// emulated cluster"):
+//   - an interval is representative when the balancer has set the blocks
+//     once (the start's equal blocks are not what the processes run on), no
+//     process changed and no row moved just before it (a moved row is
+//     touched first: up to 48 % slower than the model);
+//   - on representative intervals, measured / modelled iteration time per
+//     process count (median of the last 3) corrects the candidates of every
+//     count (OfferSituation::iteration_corrections, interpolated between
+//     counts by iteration_correction_at);
+//   - the interval after a spawn or removal, beyond the settled one after it,
+//     is what a change costs besides its spawn and data (SettlingCost,
+//     OfferSituation::change_settling_seconds);
+//   - a policy plans only when the interval was not right after a change and
+//     the current count's correction is known (ready()).
+// Every process learns alike from the same report; a spawned process
+// imports what the others learnt (to_json / from_json).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "monitoring/interval.hpp"
+#include "policies/remaining_time_model.hpp"
+
+namespace flexmpi {
+
+/// Measured / modelled time per iteration of the interval of `situation`,
+/// which lasted `interval` seconds (its slowest process): modelled is the
+/// balanced iteration of the prediction (modelled_iteration_seconds on the
+/// measured speeds). nullopt without a measurement.
+[[nodiscard]] std::optional<double> measured_over_modelled(const OfferSituation& situation,
+                                                           double interval);
+
+/// What the first interval after a spawn or removal takes beyond the settled
+/// interval after it (new processes starting, connections opened, moved rows
+/// touched first).
+class SettlingCost {
+ public:
+  /// One interval, in order: its slowest process's seconds, its iterations,
+  /// and whether a spawn or removal came just before it.
+  void observe(double interval_seconds, int iterations, bool after_change);
+  /// The median over the latest 3 changes priced; 0 before the first.
+  [[nodiscard]] double seconds() const;
+  [[nodiscard]] nlohmann::json to_json() const;
+  void from_json(const nlohmann::json& state);
+
+ private:
+  static constexpr std::size_t kWindow = 3;
+  // The interval after the latest change, until a settled one prices it.
+  double pending_seconds_ = 0.0;
+  int pending_iterations_ = 0;
+  std::vector<double> excess_;
+};
+
+/// The corrections and their rules, described at the top; one per policy.
+class RunLearning {
+ public:
+  /// The end of an interval, first: its report, its slowest process's
+  /// seconds, and whether a spawn or removal came just before it.
+  void observe(const IntervalReport& report, double interval, bool after_change);
+  /// Learns the correction from `situation` (the interval observed) if it was
+  /// representative, and gives `situation` what was learnt so far.
+  void learn_and_apply(OfferSituation& situation, double interval);
+  /// Whether a policy may plan on the interval observed (after learn_and_apply).
+  [[nodiscard]] bool ready() const;
+  /// The balancer's record of the interval observed, when it ran: the blocks
+  /// count as balanced once it no longer waits to confirm an imbalance.
+  void after_balancing(const nlohmann::json& balancer_record);
+  /// The correction medians per process count.
+  [[nodiscard]] std::map<int, double> iteration_corrections() const;
+  [[nodiscard]] nlohmann::json to_json() const;
+  void from_json(const nlohmann::json& state);
+
+ private:
+  static constexpr std::size_t kWindow = 3;
+  bool blocks_balanced_ = false;
+  // Of the interval observed last.
+  bool after_change_ = false;
+  bool representative_ = false;
+  int processes_ = 0;
+  std::map<int, std::vector<double>> corrections_;  // per process count
+  SettlingCost settling_;
+};
+
+}  // namespace flexmpi
