@@ -54,6 +54,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[13] = emulation_late_iterations;
   out[14] = node_idle_cpus;
   out[15] = reconfiguration_seconds;
+  out[16] = run_seconds;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -74,6 +75,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.emulation_late_iterations = static_cast<int>(in[13]);
   p.node_idle_cpus = in[14];
   p.reconfiguration_seconds = in[15];
+  p.run_seconds = in[16];
   return p;
 }
 
@@ -109,6 +111,12 @@ namespace flexmpi {
 double IntervalReport::reconfiguration_seconds() const {
   double longest = 0.0;
   for (const ProcessInterval& p : processes) longest = std::max(longest, p.reconfiguration_seconds);
+  return longest;
+}
+
+double IntervalReport::run_seconds() const {
+  double longest = 0.0;
+  for (const ProcessInterval& p : processes) longest = std::max(longest, p.run_seconds);
   return longest;
 }
 

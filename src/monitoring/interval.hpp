@@ -62,6 +62,10 @@ struct ProcessInterval {
   /// interval, with the data handed over with them (0: none; a process
   /// spawned by them reports 0).
   double reconfiguration_seconds = 0.0;
+  /// Wall seconds from this process's first monitored iteration to the end
+  /// of the interval: for a process started with the job, the run's clock
+  /// (IntervalReport::run_seconds).
+  double run_seconds = 0.0;
   /// Not exchanged: set from every process's host_id and node_cores once the
   /// report is complete (IntervalReport::mark_oversubscribed_nodes). True if
   /// this process's node runs more processes of the application than it has
@@ -93,7 +97,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 16;
+  static constexpr int kFieldCount = 17;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };
@@ -117,6 +121,10 @@ struct IntervalReport {
   /// The longest reconfiguration_seconds of any process: the same value on
   /// every process, which a policy's decision may depend on.
   [[nodiscard]] double reconfiguration_seconds() const;
+  /// The longest run_seconds of any process: the time since the loop
+  /// started, everything included (spawns, data handed over, the
+  /// application's own work between intervals), the same on every process.
+  [[nodiscard]] double run_seconds() const;
 };
 
 }  // namespace flexmpi

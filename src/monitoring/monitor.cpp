@@ -43,6 +43,7 @@ void Monitor::begin(std::span<const std::string> events) {
   // shares its core at the return of a system call (lazy preemption): read
   // outside the window, that time would vanish from the iteration, and the
   // loaded process would look as fast and as dedicated as the others.
+  if (!run_start_) run_start_ = std::chrono::steady_clock::now();
   stopwatch_.start();
   cpu_start_ = cpu_seconds();
   metric_.start();
@@ -86,6 +87,10 @@ ProcessInterval Monitor::take_interval() {
   last_interval_operations_ = profile_difference(now, interval_start_operations_);
   interval_start_operations_ = now;
   ProcessInterval finished = current_;
+  if (run_start_) {
+    finished.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *run_start_).count();
+  }
   finished.typical_computation = typical_computation(iteration_computation_);
   iteration_computation_.clear();
   for (const OpRecord& row : last_interval_operations_) {

@@ -3,6 +3,8 @@
 // summed per sampling interval.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,6 +65,8 @@ class Monitor {
   std::vector<long long> counts_;
   ComputationStopwatch stopwatch_;
   double cpu_start_ = 0.0;
+  // The first monitored iteration's start (ProcessInterval::run_seconds).
+  std::optional<std::chrono::steady_clock::time_point> run_start_;
 
   ProcessInterval current_;
   std::vector<double> iteration_computation_;  // of the current interval, for its median

@@ -26,12 +26,9 @@
 // plan: RunLearning (run_learning.hpp), shared with hpmp. Beyond the thesis,
 // a change aims at the goal band's lower edge (plan_amp).
 //
-// The elapsed time is policy state that every process computes alike: the
-// sum over the intervals evaluated of the longest process's wall time of the
-// interval plus its redistribution time, plus the model's predicted cost of
-// each spawn or removal the policy decided (the spawn itself is not in any
-// interval). It misses the time outside the monitored iterations and of
-// intervals nobody evaluated. A spawned process imports it (export_state).
+// The elapsed time is the run's clock in the report (IntervalReport::
+// run_seconds: the wall time since the first monitored iteration of the
+// processes started with the job), the same on every process.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -78,9 +75,8 @@ class AmpPolicy final : public MalleabilityPolicy {
   [[nodiscard]] nlohmann::json export_state() const override;
   void import_state(const nlohmann::json& state) override;
 
-  /// The time elapsed since the loop started: the intervals' slowest
-  /// processes, the data moved, and each spawn or removal (predicted when
-  /// decided, measured from the next interval on).
+  /// The time elapsed since the loop started, at the latest interval
+  /// (IntervalReport::run_seconds).
   [[nodiscard]] double elapsed_seconds() const { return elapsed_; }
   /// The whole run's goal; nullopt until FLEXMPI_GOAL_SPEEDUP's is known.
   [[nodiscard]] std::optional<double> goal_seconds() const { return goal_; }
@@ -95,9 +91,6 @@ class AmpPolicy final : public MalleabilityPolicy {
   double tolerance_ = 0.01;
   AmpConstraint constraint_ = AmpConstraint::efficiency;
   double elapsed_ = 0.0;
-  // The spawn or removal cost added to elapsed_ when it was decided (the
-  // model's), replaced by the measured one at the next interval.
-  double predicted_reconfiguration_ = 0.0;
   RunLearning learning_;
 };
 

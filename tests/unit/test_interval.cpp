@@ -107,6 +107,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.redistribution_seconds = 0.003;
   p.emulation_late_iterations = 7;
   p.reconfiguration_seconds = 0.25;
+  p.run_seconds = 12.5;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -125,6 +126,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.redistribution_seconds, p.redistribution_seconds);
   EXPECT_EQ(q.emulation_late_iterations, 7);
   EXPECT_EQ(q.reconfiguration_seconds, p.reconfiguration_seconds);
+  EXPECT_EQ(q.run_seconds, p.run_seconds);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());
