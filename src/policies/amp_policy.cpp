@@ -82,9 +82,6 @@ void AmpPolicy::import_state(const nlohmann::json& state) {
 }
 
 PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
-  // The interval's time: its slowest process.
-  double interval = 0.0;
-  for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
   // The run's clock, not a sum of what was measured: the sum of intervals,
   // data and spawns missed what the application does between intervals
   // (CG's newcomers joining and the sums they recompute: 1.2-2.3 s of a
@@ -96,7 +93,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // (spawn, remove, spawn; docs/architecture.md). It plans when RunLearning
   // is ready, and balances meanwhile.
   const bool after_change = input.reconfiguration_seconds > 0.0;
-  learning_.observe(input.report, interval, after_change);
+  learning_.observe(input.report, after_change);
   const int iterations =
       input.report.processes.empty() ? 0 : input.report.processes.front().iterations;
 
@@ -111,7 +108,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
         static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
         dedicated_threshold_, input.communication});
-    learning_.learn_and_apply(*situation, interval);
+    learning_.learn_and_apply(*situation);
     if (!goal_ && speedup_ && iterations > 0) {
       // FLEXMPI_GOAL_SPEEDUP: the static run predicted from the first
       // interval, as the thesis does: its time per iteration to the end, the
@@ -120,7 +117,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
       // cluster the balanced static run took 42 s where the model said 32 s;
       // the first balanced interval's made 30-35 % goals more than 18
       // processes give; docs/architecture.md.)
-      goal_ = (elapsed_ + interval / iterations *
+      goal_ = (elapsed_ + learning_.interval_seconds() / iterations *
                               static_cast<double>(std::max(0LL, situation->remaining_iterations))) *
               (1.0 - *speedup_);
     }

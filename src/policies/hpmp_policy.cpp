@@ -45,9 +45,7 @@ HpmpPolicy::HpmpPolicy(const Config& config)
       dedicated_threshold_(config.dedicated_threshold) {}
 
 PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
-  double interval = 0.0;  // its slowest process
-  for (const ProcessInterval& p : input.report.processes) interval = std::max(interval, p.wall);
-  learning_.observe(input.report, interval, input.reconfiguration_seconds > 0.0);
+  learning_.observe(input.report, input.reconfiguration_seconds > 0.0);
   if (auto decision = reclaim_action(input)) return *decision;
   std::optional<HpmpPlan> plan;
   if (input.resources != nullptr) {
@@ -62,7 +60,7 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
                             static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
                             dedicated_threshold_,
                             input.communication};
-    learning_.learn_and_apply(situation, interval);
+    learning_.learn_and_apply(situation);
     if (learning_.ready()) plan = hpmp_plan(situation);
   }
   if (plan && plan->decision.changes()) {

@@ -56,20 +56,33 @@ void SettlingCost::from_json(const nlohmann::json& state) {
   excess_ = state.value("excess_seconds", std::vector<double>{});
 }
 
-void RunLearning::observe(const IntervalReport& report, double interval, bool after_change) {
+void RunLearning::observe(const IntervalReport& report, bool after_change) {
+  interval_ = 0.0;
+  for (const ProcessInterval& p : report.processes) interval_ = std::max(interval_, p.wall);
   after_change_ = after_change;
   representative_ = blocks_balanced_ && !after_change && !(report.redistribution_seconds() > 0.0);
   processes_ = static_cast<int>(report.processes.size());
   const int iterations = report.processes.empty() ? 0 : report.processes.front().iterations;
-  settling_.observe(interval, iterations, after_change);
+  // What the interval took on the run's clock, without the spawns and data
+  // the model prices itself: beyond the interval, the time the application
+  // spent between the intervals (CG's newcomers joining and the sums every
+  // process recomputes after a spawn, 1.5-2.8 s of a 27-30 s run).
+  const double clock = report.run_seconds();
+  double advance = interval_;
+  if (clock > 0.0 && run_seconds_ > 0.0) {
+    advance = std::max(interval_, clock - run_seconds_ - report.reconfiguration_seconds() -
+                                      report.redistribution_seconds());
+  }
+  run_seconds_ = clock;
+  settling_.observe(advance, iterations, after_change);
 }
 
-void RunLearning::learn_and_apply(OfferSituation& situation, double interval) {
+void RunLearning::learn_and_apply(OfferSituation& situation) {
   // The model (work / summed speeds + replayed communication) leaves out
   // what 8-18 processes sharing 2 cores wait for each other, and more so
   // the more there are (5.3.2's lambda, for the whole iteration, per count).
   if (representative_) {
-    if (const std::optional<double> ratio = measured_over_modelled(situation, interval)) {
+    if (const std::optional<double> ratio = measured_over_modelled(situation, interval_)) {
       std::vector<double>& window = corrections_[processes_];
       window.push_back(*ratio);
       if (window.size() > kWindow) window.erase(window.begin());
@@ -99,13 +112,15 @@ std::map<int, double> RunLearning::iteration_corrections() const {
 nlohmann::json RunLearning::to_json() const {
   return {{"blocks_balanced", blocks_balanced_},
           {"iteration_corrections", corrections_},
-          {"settling", settling_.to_json()}};
+          {"settling", settling_.to_json()},
+          {"run_seconds", run_seconds_}};
 }
 
 void RunLearning::from_json(const nlohmann::json& state) {
   blocks_balanced_ = state.value("blocks_balanced", false);
   corrections_ = state.value("iteration_corrections", std::map<int, std::vector<double>>{});
   if (state.contains("settling")) settling_.from_json(state["settling"]);
+  run_seconds_ = state.value("run_seconds", 0.0);
 }
 
 }  // namespace flexmpi

@@ -11,9 +11,10 @@
 //     process count (median of the last 3) corrects the candidates of every
 //     count (OfferSituation::iteration_corrections, interpolated between
 //     counts by iteration_correction_at);
-//   - the interval after a spawn or removal, beyond the settled one after it,
-//     is what a change costs besides its spawn and data (SettlingCost,
-//     OfferSituation::change_settling_seconds);
+//   - the interval after a spawn or removal, on the run's clock (with what
+//     the application did between the intervals), beyond the settled one
+//     after it, is what a change costs besides its spawn and data
+//     (SettlingCost, OfferSituation::change_settling_seconds);
 //   - a policy plans only when the interval was not right after a change and
 //     the current count's correction is known (ready()).
 // Every process learns alike from the same report; a spawned process
@@ -62,12 +63,14 @@ class SettlingCost {
 /// The corrections and their rules, described at the top; one per policy.
 class RunLearning {
  public:
-  /// The end of an interval, first: its report, its slowest process's
-  /// seconds, and whether a spawn or removal came just before it.
-  void observe(const IntervalReport& report, double interval, bool after_change);
+  /// The end of an interval, first: its report, and whether a spawn or
+  /// removal came just before it.
+  void observe(const IntervalReport& report, bool after_change);
+  /// The interval observed: its slowest process's wall seconds.
+  [[nodiscard]] double interval_seconds() const { return interval_; }
   /// Learns the correction from `situation` (the interval observed) if it was
   /// representative, and gives `situation` what was learnt so far.
-  void learn_and_apply(OfferSituation& situation, double interval);
+  void learn_and_apply(OfferSituation& situation);
   /// Whether a policy may plan on the interval observed (after learn_and_apply).
   [[nodiscard]] bool ready() const;
   /// The balancer's record of the interval observed, when it ran: the blocks
@@ -85,6 +88,8 @@ class RunLearning {
   bool after_change_ = false;
   bool representative_ = false;
   int processes_ = 0;
+  double interval_ = 0.0;
+  double run_seconds_ = 0.0;                        // the run's clock at the interval observed
   std::map<int, std::vector<double>> corrections_;  // per process count
   SettlingCost settling_;
 };

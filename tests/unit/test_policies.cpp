@@ -284,8 +284,13 @@ TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
   RunLearning learning;
   const auto interval = [&](double seconds, bool after_change) {
-    learning.observe(f.report, seconds, after_change);
-    learning.learn_and_apply(situation, seconds);
+    for (ProcessInterval& p : f.report.processes) {  // 1 s of computation, the rest MPI
+      p.wall = seconds;
+      p.cpu = seconds;
+      p.mpi = seconds - 1.0;
+    }
+    learning.observe(f.report, after_change);
+    learning.learn_and_apply(situation);
   };
   interval(1.5, false);  // the start's equal blocks: nothing learnt
   EXPECT_FALSE(learning.ready());
@@ -313,12 +318,35 @@ TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
   f.report.processes.push_back(f.report.processes[1]);
   f.view.process_classes.push_back("S");
   learning.after_balancing({{"decision", "rebalance"}});
-  learning.observe(f.report, 1.0, true);  // a spawned fourth: not measured, not ready
+  learning.observe(f.report, true);  // a spawned fourth: not measured, not ready
   EXPECT_FALSE(learning.ready());
   RunLearning imported;  // a spawned process
   imported.from_json(learning.to_json());
   EXPECT_EQ(imported.to_json(), learning.to_json());
   EXPECT_EQ(imported.iteration_corrections().size(), 2u);
+}
+
+TEST(RunLearning, AChangeIsPricedOnTheRunsClock) {
+  HpmpFixture f;
+  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  RunLearning learning;
+  const auto interval = [&](double wall, double clock, bool after_change, double spawn) {
+    for (ProcessInterval& p : f.report.processes) {
+      p.wall = wall;
+      p.run_seconds = clock;
+      p.reconfiguration_seconds = spawn;
+    }
+    learning.observe(f.report, after_change);
+    learning.learn_and_apply(situation);
+  };
+  interval(1.0, 1.0, false, 0.0);
+  interval(1.0, 2.0, false, 0.0);
+  // After a spawn of 0.5 s: 3 s on the clock, of which the interval's 1.5 s,
+  // the spawn, and 1 s the application spent between the intervals.
+  interval(1.5, 5.0, true, 0.5);
+  EXPECT_DOUBLE_EQ(situation.change_settling_seconds, 0.0);
+  interval(1.0, 6.0, false, 0.0);  // settled: 1 s
+  EXPECT_DOUBLE_EQ(situation.change_settling_seconds, 2.5 - 1.0);
 }
 
 TEST(AmpPolicy, AChangePaysTheSettlingOfTheIntervalAfterIt) {
