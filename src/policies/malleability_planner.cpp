@@ -240,6 +240,21 @@ double predict_and_record(std::span<const NodeClassOffer> offers, const PredictR
   return seconds;
 }
 
+// The removable processes of all classes.
+int total_removable(std::span<const NodeClassOffer> offers) {
+  const std::vector<int> removable = column(offers, &NodeClassOffer::removable);
+  return std::accumulate(removable.begin(), removable.end(), 0);
+}
+
+// Removing r removable processes, those of the slowest classes first (class
+// order breaks speed ties), as a delta (<= 0).
+Counts slowest_removal(std::span<const NodeClassOffer> offers, int r) {
+  Counts delta = take_in_order(column(offers, &NodeClassOffer::removable),
+                               classes_by_speed(column(offers, &NodeClassOffer::speed), false), r);
+  for (int& d : delta) d = -d;
+  return delta;
+}
+
 void check_callback(const PredictRemaining& predict, std::string_view policy) {
   if (!predict) invalid(policy, "predict: expected a prediction callback, got an empty function");
 }
@@ -461,12 +476,9 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
   validate_offers(offers, "HPMP");
   check_callback(predict, "HPMP");
   const std::vector<int> free_pes = column(offers, &NodeClassOffer::free_pes);
-  const std::vector<int> removable = column(offers, &NodeClassOffer::removable);
-  const std::vector<double> speeds = column(offers, &NodeClassOffer::speed);
-  const std::vector<std::size_t> fastest_first = classes_by_speed(speeds, true);
-  const std::vector<std::size_t> slowest_first = classes_by_speed(speeds, false);
+  const std::vector<std::size_t> fastest_first =
+      classes_by_speed(column(offers, &NodeClassOffer::speed), true);
   const int max_spawn = std::accumulate(free_pes.begin(), free_pes.end(), 0);
-  const int max_remove = std::accumulate(removable.begin(), removable.end(), 0);
 
   // Alg. 7 lines 7-15: s = 0 is the current configuration (Test_P); the
   // strictly lowest prediction wins, so ties go to fewer changes. Beyond
@@ -484,11 +496,7 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
     }
   };
   for (int s = 0; s <= max_spawn; ++s) consider(take_in_order(free_pes, fastest_first, s), s);
-  for (int r = 1; r <= max_remove; ++r) {
-    Counts delta = take_in_order(removable, slowest_first, r);
-    for (int& d : delta) d = -d;
-    consider(std::move(delta), -r);
-  }
+  for (int r = 1; r <= total_removable(offers); ++r) consider(slowest_removal(offers, r), -r);
   decision.reason =
       best_count == 0 ? "hpmp: no change is predicted faster than the current configuration"
       : best_count > 0
@@ -553,18 +561,31 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
     return decision;
   }
   decision.meets_goal = false;
+  // The best effort: the fastest configuration, fewer processes included.
+  // Measured on its own count, a spawned configuration can be slower than
+  // fewer processes (CG on 18 processes of 2 cores), and with the spawns
+  // alone AMP stayed on it (docs/architecture.md).
   const auto& fastest = search.fastest_seen();
-  if (!fastest) {
-    decision.reason =
-        fmt::format("cannot meet the goal: predicted {:.6g} s, above the {}, no free PE",
-                    goal.current_prediction, band);
-  } else if (fastest->predicted_seconds < goal.current_prediction) {
-    decision.delta = search.delta(fastest->x);
-    decision.predicted_seconds = fastest->predicted_seconds;
+  std::optional<std::pair<Counts, double>> best_effort;
+  if (fastest) best_effort.emplace(search.delta(fastest->x), fastest->predicted_seconds);
+  for (int r = 1; r <= total_removable(offers); ++r) {
+    Counts delta = slowest_removal(offers, r);
+    const double seconds =
+        predict_and_record(offers, predict, "AMP", delta, "best effort removal", decision);
+    if (!best_effort || seconds < best_effort->second)
+      best_effort.emplace(std::move(delta), seconds);
+  }
+  if (best_effort && best_effort->second < goal.current_prediction) {
+    decision.delta = best_effort->first;
+    decision.predicted_seconds = best_effort->second;
     decision.reason = fmt::format(
         "cannot meet the goal: no spawn is predicted within the {}; best effort: the fastest, "
         "delta {}, predicted {:.6g} s",
-        band, decision.delta, fastest->predicted_seconds);
+        band, decision.delta, decision.predicted_seconds);
+  } else if (!fastest) {
+    decision.reason =
+        fmt::format("cannot meet the goal: predicted {:.6g} s, above the {}, no free PE",
+                    goal.current_prediction, band);
   } else {
     decision.reason = fmt::format(
         "cannot meet the goal: no spawn is predicted within the {} nor faster than now, {:.6g} s",

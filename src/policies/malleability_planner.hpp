@@ -93,8 +93,9 @@ struct AmpGoal {
 /// lower edge; if no spawn does, <= goal x (1 + tolerance)) with the
 /// fewest processes, then the least power (efficiency), the least cost per
 /// hour (cost) or the least watts (energy), ties to fewer processes; if none
-/// meets it, a decision with meets_goal = false and the spawn predicted
-/// fastest, if faster than now (best effort). Faster than the band: the
+/// meets it, a decision with meets_goal = false and the configuration
+/// predicted fastest among the spawns evaluated and the removals of the
+/// slowest removable processes, if faster than now (best effort). Faster than the band: the
 /// removal that still meets the goal (predicted <= goal x (1 - tolerance)) and removes the most
 /// processes, then the most power (efficiency), the most cost (cost) or the most watts (energy),
 /// ties to more processes removed; none: keep. The search and its assumption are described in

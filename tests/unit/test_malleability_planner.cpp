@@ -418,6 +418,19 @@ TEST(AmpInfeasible, UnreachableGoalIsADecisionWithTheFastestPrediction) {
   EXPECT_EQ(d.considered.size(), 10u);  // the most-power configuration of every count
 }
 
+TEST(AmpInfeasible, TheBestEffortMayBeFewerProcesses) {
+  // 100 / n + 2 n on 9 processes (1 initial + 8 spawned) is 29.1 s; the least
+  // is 7 processes (28.3 s): the goal of 5 s is out of reach, and removing
+  // the 2 slowest is the fastest configuration.
+  const SyntheticRun run{{offer("slow", 1.0, 0, 4, 4), offer("fast", 1.0, 1, 5, 4)}, 100.0, 2.0};
+  const MalleabilityDecision d =
+      plan_amp(run.offers, AmpGoal{5.0, 0.01, AmpConstraint::efficiency, run({0, 0})}, run);
+  EXPECT_FALSE(d.meets_goal);
+  EXPECT_THAT(d.reason, StartsWith("cannot meet the goal"));
+  EXPECT_EQ(d.delta, (std::vector<int>{-2, 0}));  // equal speeds: class order
+  EXPECT_DOUBLE_EQ(d.predicted_seconds, run({-2, 0}));
+}
+
 TEST(AmpInfeasible, NoFreePeKeepsAndSaysWhy) {
   const SyntheticRun run{{offer("a", 1.0, 0, 2, 1), offer("b", 2.0, 0, 0, 0)}, 100.0, 0.0};
   const MalleabilityDecision d =
