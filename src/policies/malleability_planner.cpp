@@ -509,6 +509,45 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
   return decision;
 }
 
+namespace {
+
+// AMP's decision when no spawn meets the goal: the fastest configuration,
+// fewer processes included, if faster than now. Measured on its own count,
+// a spawned configuration can be slower than fewer processes (CG on 18
+// processes of 2 cores), and with the spawns alone AMP stayed on it
+// (docs/architecture.md).
+void take_best_effort(std::span<const NodeClassOffer> offers, const AmpGoal& goal,
+                      const PredictRemaining& predict,
+                      const std::optional<std::pair<Counts, double>>& fastest_spawn,
+                      const std::string& band, MalleabilityDecision& decision) {
+  std::optional<std::pair<Counts, double>> best_effort = fastest_spawn;
+  for (int r = 1; r <= total_removable(offers); ++r) {
+    Counts delta = slowest_removal(offers, r);
+    const double seconds =
+        predict_and_record(offers, predict, "AMP", delta, "best effort removal", decision);
+    if (!best_effort || seconds < best_effort->second)
+      best_effort.emplace(std::move(delta), seconds);
+  }
+  if (best_effort && best_effort->second < goal.current_prediction) {
+    decision.delta = best_effort->first;
+    decision.predicted_seconds = best_effort->second;
+    decision.reason = fmt::format(
+        "cannot meet the goal: no spawn is predicted within the {}; best effort: the fastest, "
+        "delta {}, predicted {:.6g} s",
+        band, decision.delta, decision.predicted_seconds);
+  } else if (!fastest_spawn) {
+    decision.reason =
+        fmt::format("cannot meet the goal: predicted {:.6g} s, above the {}, no free PE",
+                    goal.current_prediction, band);
+  } else {
+    decision.reason = fmt::format(
+        "cannot meet the goal: no spawn is predicted within the {} nor faster than now, {:.6g} s",
+        band, goal.current_prediction);
+  }
+}
+
+}  // namespace
+
 MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpGoal& goal,
                               const PredictRemaining& predict) {
   validate_offers(offers, "AMP");
@@ -561,36 +600,11 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
     return decision;
   }
   decision.meets_goal = false;
-  // The best effort: the fastest configuration, fewer processes included.
-  // Measured on its own count, a spawned configuration can be slower than
-  // fewer processes (CG on 18 processes of 2 cores), and with the spawns
-  // alone AMP stayed on it (docs/architecture.md).
-  const auto& fastest = search.fastest_seen();
-  std::optional<std::pair<Counts, double>> best_effort;
-  if (fastest) best_effort.emplace(search.delta(fastest->x), fastest->predicted_seconds);
-  for (int r = 1; r <= total_removable(offers); ++r) {
-    Counts delta = slowest_removal(offers, r);
-    const double seconds =
-        predict_and_record(offers, predict, "AMP", delta, "best effort removal", decision);
-    if (!best_effort || seconds < best_effort->second)
-      best_effort.emplace(std::move(delta), seconds);
+  std::optional<std::pair<Counts, double>> fastest_spawn;
+  if (const auto& fastest = search.fastest_seen()) {
+    fastest_spawn.emplace(search.delta(fastest->x), fastest->predicted_seconds);
   }
-  if (best_effort && best_effort->second < goal.current_prediction) {
-    decision.delta = best_effort->first;
-    decision.predicted_seconds = best_effort->second;
-    decision.reason = fmt::format(
-        "cannot meet the goal: no spawn is predicted within the {}; best effort: the fastest, "
-        "delta {}, predicted {:.6g} s",
-        band, decision.delta, decision.predicted_seconds);
-  } else if (!fastest) {
-    decision.reason =
-        fmt::format("cannot meet the goal: predicted {:.6g} s, above the {}, no free PE",
-                    goal.current_prediction, band);
-  } else {
-    decision.reason = fmt::format(
-        "cannot meet the goal: no spawn is predicted within the {} nor faster than now, {:.6g} s",
-        band, goal.current_prediction);
-  }
+  take_best_effort(offers, goal, predict, fastest_spawn, band, decision);
   return decision;
 }
 
