@@ -3,6 +3,8 @@
 // it. With the default FLEXMPI_LB_CONFIRM=2 no data may move. The same
 // program with FLEXMPI_LB_CONFIRM=1 (Alg. 5 as the thesis has it) must move
 // (LB_DISTURBANCE_EXPECT_MOVE=1): the disturbance is strong enough to be seen.
+// An iteration computes a few ms (1000 adds per row): with 1 ms, the noise of
+// a loaded CI machine alone once read as a persistent imbalance (MPICH, ctest -j2).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -39,7 +41,7 @@ TEST(LoadBalancing, OneDisturbedIntervalMovesNoData) {
     const int repeats = disturbed ? 3 : 1;
     for (int r = 0; r < repeats; ++r) {
       for (int i = 0; i < count; ++i) {
-        for (int k = 0; k < 300; ++k) sink = sink + x[i] * 1e-9;
+        for (int k = 0; k < 1000; ++k) sink = sink + x[i] * 1e-9;
       }
     }
     MPI_Barrier(XMPI_COMM_WORLD);
