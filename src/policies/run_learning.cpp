@@ -5,6 +5,15 @@
 #include "util/statistics.hpp"
 
 namespace flexmpi {
+namespace {
+
+// Appends `value` and keeps the latest `window` values.
+void keep_latest(std::vector<double>& values, double value, std::size_t window) {
+  values.push_back(value);
+  if (values.size() > window) values.erase(values.begin());
+}
+
+}  // namespace
 
 std::optional<double> measured_over_modelled(const OfferSituation& situation, double interval) {
   // Modelled: the balanced iteration the prediction assumes, so that what a
@@ -36,8 +45,7 @@ void SettlingCost::observe(double interval_seconds, int iterations, bool after_c
   // than the next one, and a model that did not count it spawned one process
   // at a time to close 2 % gaps, each spawn costing more than it gained.
   const double settled = interval_seconds / iterations * pending_iterations_;
-  excess_.push_back(std::max(0.0, pending_seconds_ - settled));
-  if (excess_.size() > kWindow) excess_.erase(excess_.begin());
+  keep_latest(excess_, std::max(0.0, pending_seconds_ - settled), kWindow);
   pending_seconds_ = 0.0;
   pending_iterations_ = 0;
 }
@@ -83,9 +91,7 @@ void RunLearning::learn_and_apply(OfferSituation& situation) {
   // the more there are (5.3.2's lambda, for the whole iteration, per count).
   if (representative_) {
     if (const std::optional<double> ratio = measured_over_modelled(situation, interval_)) {
-      std::vector<double>& window = corrections_[processes_];
-      window.push_back(*ratio);
-      if (window.size() > kWindow) window.erase(window.begin());
+      keep_latest(corrections_[processes_], *ratio, kWindow);
     }
   }
   situation.iteration_corrections = iteration_corrections();
