@@ -210,12 +210,28 @@ void UnitTimeEstimate::add(double seconds, double units) {
   window_.push_back(std::max(0.0, seconds) / units);
 }
 
-double UnitTimeEstimate::unit_seconds() const { return lower_median(window_); }
+double UnitTimeEstimate::unit_seconds() const {
+  if (reference_ == Reference::typical || window_.empty()) return lower_median(window_);
+  return *std::min_element(window_.begin(), window_.end());
+}
 
-SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode) : function_(speed), mode_(mode) {}
+namespace {
+
+UnitTimeEstimate::Reference reference_of(EmulationMode mode) {
+  return mode == EmulationMode::sleep ? UnitTimeEstimate::Reference::uncontended
+                                      : UnitTimeEstimate::Reference::typical;
+}
+
+}  // namespace
+
+SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode)
+    : function_(speed), mode_(mode), unit_time_(reference_of(mode)) {}
 
 SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work, EmulationMode mode)
-    : function_(std::move(function)), work_(std::move(work)), mode_(mode) {}
+    : function_(std::move(function)),
+      work_(std::move(work)),
+      mode_(mode),
+      unit_time_(reference_of(mode)) {}
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int rank) {
   if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size())

@@ -61,8 +61,8 @@ inline void compute_cpu(double seconds) {
 
 /// What a core emulated at relative `speed` takes for iterations whose work
 /// really took `work_seconds`, one entry per iteration: SpeedEmulator's
-/// target (the lower median real time of the recent iterations, kept in
-/// `unit_time` across calls, over the speed), or the real time where that is
+/// target (the unit time of the recent iterations, kept in `unit_time`
+/// across calls, over the speed), or the real time where that is
 /// longer. For work flexmpi does not know (one unit per iteration).
 inline std::vector<double> emulated_seconds(UnitTimeEstimate& unit_time,
                                             const std::vector<double>& work_seconds, double speed) {

@@ -45,7 +45,7 @@ TEST(EmulateSleep, HalfSpeedRankComputesTwiceItsWorkOnADedicatedCoreWhileAsleep)
   // work (and so its emulated time) but not rank 0's. Other jobs share the two
   // cores: take the first of several short intervals (~0.1 s each) that meets
   // the bounds. Every rank decides from rank 1's numbers, so they agree.
-  UnitTimeEstimate unit_time;
+  UnitTimeEstimate unit_time(UnitTimeEstimate::Reference::uncontended);
   std::ostringstream attempts;
   bool passed = false;
   for (int attempt = 0; attempt < 8 && !passed; ++attempt) {

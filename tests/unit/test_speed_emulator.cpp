@@ -192,6 +192,36 @@ TEST(UnitTimeEstimate, UnknownWorkIsOneUnitPerIteration) {
   EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.25);
 }
 
+TEST(UnitTimeEstimate, UncontendedIsTheLeastPerUnitTimeOfTheSameWork) {
+  UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
+  EXPECT_EQ(estimate.unit_seconds(), 0.0);
+  estimate.add(0.30, 100.0);  // waited for a core
+  estimate.add(0.20, 100.0);
+  estimate.add(0.25, 100.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);  // the median would be 2.5 ms
+  estimate.add(0.45, 150.0);  // a new block starts afresh
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 3e-3);
+}
+
+TEST(UnitTimeEstimate, UncontendedKeepsOnlyTheLastWindowOfIterations) {
+  UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
+  estimate.add(1.0, 1.0);
+  for (std::size_t i = 0; i + 1 < UnitTimeEstimate::kWindow; ++i) estimate.add(2.0, 1.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);
+  estimate.add(2.0, 1.0);  // the core got slower for a whole window
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
+}
+
+TEST(SpeedEmulator, SleepModeTargetsTheUncontendedTime) {
+  // Speed 0.5, one unit per iteration: a contended iteration (3 ms of work)
+  // after an uncontended one (1 ms) is padded to 2 ms, not to the median's 6 ms.
+  SpeedEmulator sleeping(0.5, EmulationMode::sleep);
+  sleeping.slow_down(0.001, 1.0);
+  const double start = wall_seconds();
+  EXPECT_TRUE(sleeping.slow_down(0.003, 1.0));  // longer than its emulated time: late
+  EXPECT_LT(wall_seconds() - start, 0.001);
+}
+
 TEST(SpeedEmulator, ForRankPicksTheRanksSpeedAndFullSpeedPastTheList) {
   const std::vector<double> speeds = {1.0, 0.5, 0.25};
   EXPECT_FALSE(SpeedEmulator::for_rank(speeds, 0).active());
