@@ -202,11 +202,12 @@ void sleep_wait(double seconds) {
 
 void UnitTimeEstimate::add(double seconds, double units) {
   if (units <= 0.0) units = 1.0;
-  if (std::abs(units - units_) > 0.01 * units) {
+  const bool typical = reference_ == Reference::typical;
+  if (typical && std::abs(units - units_) > 0.01 * units) {
     window_.clear();
     units_ = units;
   }
-  if (window_.size() == kWindow) window_.erase(window_.begin());
+  if (window_.size() == (typical ? kWindow : kUncontendedWindow)) window_.erase(window_.begin());
   window_.push_back(std::max(0.0, seconds) / units);
 }
 

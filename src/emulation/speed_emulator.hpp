@@ -121,29 +121,32 @@ timespec monotonic_deadline(double start_seconds, double seconds);
 void sleep_wait(double seconds);
 
 /// The full-speed time per work unit of a process, the base of its emulated
-/// time (emulated units x unit seconds), from its last kWindow iterations on
-/// the same work (a change of more than 1 % starts afresh, since the time per
-/// unit may depend on the partition size):
-/// - `typical` (burn mode): their (lower) median. It ignores the odd slow
-///   iteration (first touch of a new block, a preemption) that a mean or the
-///   last sample would carry into the target, and follows a core whose own
-///   speed drifts.
-/// - `uncontended` (sleep mode): their least. A sleeping emulated PE stands
-///   for a dedicated core: the wait for one of the real cores, which 8-20
-///   emulated PEs on 2 share, is an artefact of the emulation. At relative
-///   speeds of 0.01-0.02 (the thesis's cluster, bench/malleability) the
-///   target is 50-150 times the real work, and the processes of a
-///   synchronised iteration all start their real work at once: with the
-///   median, a process that waited for a core in most of its iterations
-///   emulated a PE up to twice slower than another of its class, and the
-///   balancer moved CG's rows every third interval without ever balancing
-///   them. Waiting only lengthens a real time, so the least one is the
-///   core's; the lower quartile, tried too, still kept some of the waiting
+/// time (emulated units x unit seconds):
+/// - `typical` (burn mode): the (lower) median of its last kWindow iterations
+///   on the same work (a change of more than 1 % starts afresh, since the
+///   time per unit may depend on the partition size). The median ignores the
+///   odd slow iteration (first touch of a new block, a preemption) that a
+///   mean or the last sample would carry into the target, and follows a core
+///   whose own speed drifts.
+/// - `uncontended` (sleep mode): the least of its last kUncontendedWindow
+///   iterations, whatever the work. A sleeping emulated PE stands for a
+///   dedicated core: the wait for one of the real cores, which 8-20 emulated
+///   PEs on 2 share, is an artefact of the emulation. At relative speeds of
+///   0.01-0.02 (the thesis's cluster, bench/malleability) the target is
+///   50-150 times the real work, and the processes of a synchronised
+///   iteration all start their real work at once: with the median, a process
+///   that waited for a core in most of its iterations emulated a PE up to
+///   twice slower than another of its class, and the balancer moved CG's rows
+///   every third interval without ever balancing them. Waiting only lengthens
+///   a real time, so the least one is the core's. Not started afresh on a new
+///   block: its first iterations, all waiting, made every moved process look
+///   slow in the interval after a move, which asked for the next move
 ///   (docs/architecture.md, "sleep mode").
 class UnitTimeEstimate {
  public:
   enum class Reference { typical, uncontended };
   static constexpr std::size_t kWindow = 15;
+  static constexpr std::size_t kUncontendedWindow = 64;
   explicit UnitTimeEstimate(Reference reference = Reference::typical) : reference_(reference) {}
   /// Adds an iteration that computed `units` work units in `seconds`
   /// (units <= 0: the work is unknown, one unit per iteration).
@@ -154,7 +157,7 @@ class UnitTimeEstimate {
  private:
   Reference reference_;
   std::vector<double> window_;  // per-unit times, oldest first
-  double units_ = -1.0;         // work of the samples in the window
+  double units_ = -1.0;         // work of the samples in the window (typical)
 };
 
 /// The slowdown of one process; Monitor calls it at the end of every iteration.

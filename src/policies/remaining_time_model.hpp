@@ -84,7 +84,8 @@ struct ClassOffers {
 
 /// OfferSituation::iteration_corrections at `processes`: the measured
 /// count's, linear between the nearest measured counts below and above, the
-/// nearest one's beyond them; 1 with none measured.
+/// smallest one's below them, and above them the largest one's plus the rise
+/// per process over the measured range where it rises; 1 with none measured.
 [[nodiscard]] double iteration_correction_at(const OfferSituation& situation, int processes);
 
 /// The model's seconds of one balanced iteration (no correction): W / speed

@@ -258,7 +258,7 @@ TEST(AmpPolicy, CorrectionIsMeasuredOverTheBalancedModel) {
   EXPECT_FALSE(measured_over_modelled(situation, 1.0).has_value());
 }
 
-TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnOrInterpolated) {
+TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   const HpmpFixture f;
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 5), 1.0);  // none measured
@@ -266,8 +266,11 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnOrInterpolated) {
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 2), 1.1);
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 3), 1.2);
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 6), 1.5);
-  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 1), 1.1);  // beyond: the nearest
-  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.5);
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 1), 1.1);  // below: the nearest
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.8);  // above: the rising trend
+  situation.iteration_corrections = {{2, 1.5}, {6, 1.1}};
+  EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.1);  // never a falling one
+  situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
   // The prediction applies the new count's: one F spawned makes 3 processes.
   const ClassOffers offers = build_class_offers(situation).value();
   EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 10.0 * 1.1);
