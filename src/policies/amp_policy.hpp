@@ -18,9 +18,9 @@
 // trace ("amp").
 //
 // The goal: FLEXMPI_GOAL seconds, or with FLEXMPI_GOAL_SPEEDUP = f the
-// static run's predicted time x (1 - f), the static run predicted from the
-// first interval (equal blocks, as without balancing): its time per
-// iteration over the whole run.
+// static run's predicted time x (1 - f), the static run (the initial
+// processes, balanced) predicted at its first balanced interval: the time so
+// far plus that interval's time per iteration to the end.
 //
 // What AMP learns from the run to correct its prediction, and when it may
 // plan: RunLearning (run_learning.hpp), shared with hpmp. Beyond the thesis,
