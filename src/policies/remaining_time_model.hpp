@@ -51,7 +51,7 @@ struct OfferSituation {
   /// correction, AmpPolicy): scales the per-iteration term of every
   /// candidate, as eq. 5.4-5.5's lambda scales communication, at the
   /// candidate's count (iteration_correction_at). Empty: the model alone.
-  std::map<int, double> iteration_corrections;
+  std::map<int, double> iteration_corrections = {};
   /// What the first interval after a spawn or removal takes beyond a settled
   /// one (new processes starting, connections opened, moved rows touched
   /// first; amp measures it, AmpPolicy): added to every candidate that
