@@ -57,6 +57,12 @@ struct BalanceDecision {
   /// The gain-versus-cost prediction, when the partitioner proposed a change.
   std::optional<RebalanceAssessment> assessment;
 
+  /// The blocks stay only because the imbalance is not yet confirmed: the
+  /// balancer has not judged them (lb_confirm intervals, or a window's
+  /// majority after a move).
+  [[nodiscard]] bool awaiting_confirmation() const {
+    return !changed && !held.empty() && confirmations < confirmations_needed;
+  }
   /// The trace fields of the decision (SPEC section 5).
   [[nodiscard]] nlohmann::json to_json() const;
 };

@@ -147,7 +147,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
     return decision;
   }
   PolicyDecision decision = balancing_.on_interval(input);
-  learning_.after_balancing(decision.record);
+  learning_.after_balancing(balancing_.awaiting_confirmation());
   if (!ready) decision.record["amp_settling"] = true;
   if (plan) {
     decision.record["amp"] = plan->to_json();

@@ -78,7 +78,7 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
     return decision;
   }
   PolicyDecision decision = balancing_.on_interval(input);
-  learning_.after_balancing(decision.record);
+  learning_.after_balancing(balancing_.awaiting_confirmation());
   if (plan) decision.record["hpmp"] = plan->to_json();
   return decision;
 }

@@ -17,6 +17,7 @@ PolicyDecision LbPolicy::on_interval(const IntervalInput& input) {
       static_cast<long long>(input.max_iterations) - input.iteration - 1;
   situation.bytes_per_row = state.data().bytes_per_row();
   BalanceDecision decision = balancer_.evaluate(input.report, situation, input.redistribution_cost);
+  awaiting_confirmation_ = decision.awaiting_confirmation();
   PolicyDecision answer;
   answer.record = decision.to_json();
   if (decision.changed) answer.target = std::move(decision.after);

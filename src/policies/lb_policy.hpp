@@ -18,9 +18,13 @@ class LbPolicy final : public Policy {
   [[nodiscard]] std::vector<double> measured_speeds() const override {
     return balancer_.evidence_speeds();
   }
+  /// The last interval's blocks stayed only for want of confirmation
+  /// (BalanceDecision::awaiting_confirmation).
+  [[nodiscard]] bool awaiting_confirmation() const { return awaiting_confirmation_; }
 
  private:
   LoadBalancer balancer_;
+  bool awaiting_confirmation_ = false;
 };
 
 }  // namespace flexmpi

@@ -102,11 +102,8 @@ bool RunLearning::ready() const {
   return blocks_balanced_ && !after_change_ && corrections_.contains(processes_);
 }
 
-void RunLearning::after_balancing(const nlohmann::json& balancer_record) {
-  if (blocks_balanced_) return;
-  blocks_balanced_ = !(balancer_record.value("decision", "") == "held" &&
-                       balancer_record.value("confirmations", 0) <
-                           balancer_record.value("confirmations_needed", 0));
+void RunLearning::after_balancing(bool awaiting_confirmation) {
+  blocks_balanced_ = blocks_balanced_ || !awaiting_confirmation;
 }
 
 std::map<int, double> RunLearning::iteration_corrections() const {

@@ -73,9 +73,10 @@ class RunLearning {
   void learn_and_apply(OfferSituation& situation);
   /// Whether a policy may plan on the interval observed (after learn_and_apply).
   [[nodiscard]] bool ready() const;
-  /// The balancer's record of the interval observed, when it ran: the blocks
-  /// count as balanced once it no longer waits to confirm an imbalance.
-  void after_balancing(const nlohmann::json& balancer_record);
+  /// The balancer ran on the interval observed: the blocks count as balanced
+  /// once it no longer waits to confirm an imbalance
+  /// (LbPolicy::awaiting_confirmation).
+  void after_balancing(bool awaiting_confirmation);
   /// The correction medians per process count.
   [[nodiscard]] std::map<int, double> iteration_corrections() const;
   [[nodiscard]] nlohmann::json to_json() const;

@@ -30,6 +30,7 @@ TEST(LoadBalancer, BalancedRunMovesNothing) {
     EXPECT_FALSE(decision.changed);
     EXPECT_EQ(decision.after, current);
     EXPECT_EQ(decision.to_json()["decision"], "none");
+    EXPECT_FALSE(decision.awaiting_confirmation());
   }
 }
 
@@ -41,6 +42,7 @@ TEST(LoadBalancer, NoRebalanceWithoutIterationsLeft) {
   EXPECT_TRUE(decision.verdict.rebalance);
   EXPECT_FALSE(decision.changed);
   EXPECT_EQ(decision.to_json()["held"], "no iteration left to use a new partition");
+  EXPECT_FALSE(decision.awaiting_confirmation());  // held for another reason: judged
 }
 
 // Hysteresis: with the default lb_confirm = 2, one unbalanced interval moves nothing.
@@ -67,8 +69,10 @@ TEST(LoadBalancer, APersistentImbalanceMovesOnTheSecondInterval) {
   EXPECT_TRUE(first.verdict.rebalance);
   EXPECT_EQ(first.to_json()["held"],
             "unbalanced in 1 of the 2 consecutive intervals a move needs (FLEXMPI_LB_CONFIRM)");
+  EXPECT_TRUE(first.awaiting_confirmation());
   const BalanceDecision second = balancer.evaluate(slow, situation(current), {});
   EXPECT_TRUE(second.changed);
+  EXPECT_FALSE(second.awaiting_confirmation());
   EXPECT_EQ(second.after, (Decomposition{{667, 0}, {333, 667}}));
 }
 

@@ -298,12 +298,10 @@ TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
   interval(1.5, false);  // the start's equal blocks: nothing learnt
   EXPECT_FALSE(learning.ready());
   EXPECT_TRUE(situation.iteration_corrections.empty());
-  learning.after_balancing(
-      {{"decision", "held"}, {"confirmations", 1}, {"confirmations_needed", 2}});
+  learning.after_balancing(true);
   interval(1.5, false);  // the balancer still waits to confirm
   EXPECT_FALSE(learning.ready());
-  learning.after_balancing(
-      {{"decision", "rebalance"}, {"confirmations", 2}, {"confirmations_needed", 2}});
+  learning.after_balancing(false);
   f.report.processes[1].redistribution_seconds = 0.2;
   interval(1.5, false);  // rows moved just before: not representative
   EXPECT_FALSE(learning.ready());
@@ -320,7 +318,7 @@ TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
   EXPECT_TRUE(learning.ready());
   f.report.processes.push_back(f.report.processes[1]);
   f.view.process_classes.push_back("S");
-  learning.after_balancing({{"decision", "rebalance"}});
+  learning.after_balancing(false);
   learning.observe(f.report, true);  // a spawned fourth: not measured, not ready
   EXPECT_FALSE(learning.ready());
   RunLearning imported;  // a spawned process
