@@ -132,8 +132,8 @@ void sleep_wait(double seconds);
 ///   iterations, whatever the work. A sleeping emulated PE stands for a
 ///   dedicated core: the wait for one of the real cores, which 8-20 emulated
 ///   PEs on 2 share, is an artefact of the emulation. At relative speeds of
-///   0.01-0.02 (the thesis's cluster, bench/malleability) the target is
-///   50-150 times the real work, and the processes of a synchronised
+///   0.006-0.015 (the thesis's cluster, bench/malleability) the target is
+///   65-160 times the real work, and the processes of a synchronised
 ///   iteration all start their real work at once: with the median, a process
 ///   that waited for a core in most of its iterations emulated a PE up to
 ///   twice slower than another of its class, and the balancer moved CG's rows
