@@ -104,25 +104,9 @@ std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const
   return flags;
 }
 
-}  // namespace flexmpi
-
-namespace flexmpi {
-
-double IntervalReport::reconfiguration_seconds() const {
+double IntervalReport::longest(double ProcessInterval::*seconds) const {
   double longest = 0.0;
-  for (const ProcessInterval& p : processes) longest = std::max(longest, p.reconfiguration_seconds);
-  return longest;
-}
-
-double IntervalReport::run_seconds() const {
-  double longest = 0.0;
-  for (const ProcessInterval& p : processes) longest = std::max(longest, p.run_seconds);
-  return longest;
-}
-
-double IntervalReport::redistribution_seconds() const {
-  double longest = 0.0;
-  for (const ProcessInterval& p : processes) longest = std::max(longest, p.redistribution_seconds);
+  for (const ProcessInterval& p : processes) longest = std::max(longest, p.*seconds);
   return longest;
 }
 

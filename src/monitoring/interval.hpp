@@ -116,15 +116,21 @@ struct IntervalReport {
   void mark_oversubscribed_nodes();
   /// true where shared_fraction() exceeds `dedicated_threshold`.
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
+  /// The longest value of a seconds field of any process (0 with none): the
+  /// same on every process, which a policy's decision may depend on.
+  [[nodiscard]] double longest(double ProcessInterval::*seconds) const;
   /// The longest redistribution_seconds of any process (0: none since the last interval).
-  [[nodiscard]] double redistribution_seconds() const;
-  /// The longest reconfiguration_seconds of any process: the same value on
-  /// every process, which a policy's decision may depend on.
-  [[nodiscard]] double reconfiguration_seconds() const;
+  [[nodiscard]] double redistribution_seconds() const {
+    return longest(&ProcessInterval::redistribution_seconds);
+  }
+  /// The longest reconfiguration_seconds of any process.
+  [[nodiscard]] double reconfiguration_seconds() const {
+    return longest(&ProcessInterval::reconfiguration_seconds);
+  }
   /// The longest run_seconds of any process: the time since the loop
   /// started, everything included (spawns, data handed over, the
-  /// application's own work between intervals), the same on every process.
-  [[nodiscard]] double run_seconds() const;
+  /// application's own work between intervals).
+  [[nodiscard]] double run_seconds() const { return longest(&ProcessInterval::run_seconds); }
 };
 
 }  // namespace flexmpi

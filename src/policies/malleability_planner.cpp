@@ -496,7 +496,8 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
     }
   };
   for (int s = 0; s <= max_spawn; ++s) consider(take_in_order(free_pes, fastest_first, s), s);
-  for (int r = 1; r <= total_removable(offers); ++r) consider(slowest_removal(offers, r), -r);
+  const int max_remove = total_removable(offers);
+  for (int r = 1; r <= max_remove; ++r) consider(slowest_removal(offers, r), -r);
   decision.reason =
       best_count == 0 ? "hpmp: no change is predicted faster than the current configuration"
       : best_count > 0
@@ -521,7 +522,8 @@ void take_best_effort(std::span<const NodeClassOffer> offers, const AmpGoal& goa
                       const std::optional<std::pair<Counts, double>>& fastest_spawn,
                       const std::string& band, MalleabilityDecision& decision) {
   std::optional<std::pair<Counts, double>> best_effort = fastest_spawn;
-  for (int r = 1; r <= total_removable(offers); ++r) {
+  const int max_remove = total_removable(offers);
+  for (int r = 1; r <= max_remove; ++r) {
     Counts delta = slowest_removal(offers, r);
     const double seconds =
         predict_and_record(offers, predict, "AMP", delta, "best effort removal", decision);

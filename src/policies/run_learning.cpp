@@ -65,8 +65,7 @@ void SettlingCost::from_json(const nlohmann::json& state) {
 }
 
 void RunLearning::observe(const IntervalReport& report, bool after_change) {
-  interval_ = 0.0;
-  for (const ProcessInterval& p : report.processes) interval_ = std::max(interval_, p.wall);
+  interval_ = report.longest(&ProcessInterval::wall);
   after_change_ = after_change;
   representative_ = blocks_balanced_ && !after_change && !(report.redistribution_seconds() > 0.0);
   processes_ = static_cast<int>(report.processes.size());
