@@ -7,9 +7,10 @@
 //      (line 6, ComputeSpread: the work of an infectious individual is its degree),
 //   3. sends the infections of contacts owned by other processes to their
 //      owners (MPI_Alltoall of counts, MPI_Alltoallv of individuals),
-// then XMPI_Eval_lbalance may move rows: the graph and the state vectors are
-// registered, so balancing moves them, and so do the spawns and removals
-// asked for with --spawn-at / --remove-at (at the end of a day). Every random
+// then XMPI_Eval_reconfig runs the policy of FLEXMPI_POLICY (lb by default):
+// the graph and the state vectors are registered, so balancing moves them,
+// and so do the spawns and removals of a malleability policy (smp with a
+// FLEXMPI_SCHEDULE, hpmp, amp). Every random
 // number is keyed by (seed, individual, step) (counter_rng.hpp), so the
 // epidemic curve is bit-identical for any number of processes, balanced or
 // not, with or without spawns and removals. Alg. 11's interventions (line 9)
@@ -26,7 +27,6 @@
 #include <map>
 #include <numeric>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "epidemic_model.hpp"
@@ -53,8 +53,7 @@ struct Options {
   std::string lb_model;
   std::string trace;
   int sampling_interval = 0;
-  std::vector<std::string> spawn_at;   // DAY:PROCESSES
-  std::vector<std::string> remove_at;  // DAY:PROCESSES
+  long long total_contacts = -1;  // given to spawned processes only
   bool static_mode = false;
   bool graph_stats = false;
   bool quiet = false;
@@ -143,46 +142,27 @@ void exchange_infections(std::vector<std::vector<int>>& outgoing, std::vector<in
                 receive_counts.data(), receive_displs.data(), MPI_INT, XMPI_COMM_WORLD);
 }
 
-// "DAY:PROCESSES" of --spawn-at / --remove-at: both whole numbers >= 1.
-std::string day_and_processes(const std::string& text) {
-  int day = 0, processes = 0, consumed = 0;
-  if (std::sscanf(text.c_str(), "%d:%d%n", &day, &processes, &consumed) != 2 ||
-      consumed != static_cast<int>(text.size()) || day < 1 || processes < 1) {
-    return "'" + text + "' is not DAY:PROCESSES (two whole numbers >= 1, e.g. 10:2)";
-  }
-  return {};
+// The day's work so far goes to rank 0 (always of the initial set) at the
+// end of every sampling interval that does not end a day, since a policy may
+// remove processes there, or add ones that have none of it.
+void hand_work_to_root(long long& work, int rank) {
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &work, &work, 1, MPI_LONG_LONG, MPI_SUM, 0,
+             XMPI_COMM_WORLD);
+  if (rank != 0) work = 0;
 }
 
-// Spawns (+) and removals (-) of processes at the end of a day, from
-// --spawn-at and --remove-at; an error names the option.
-std::map<int, int> reconfiguration_schedule(const Options& options, std::string& error) {
-  std::map<int, int> schedule;
-  for (const auto& [list, sign, name] :
-       {std::tuple{&options.spawn_at, 1, "--spawn-at"}, {&options.remove_at, -1, "--remove-at"}}) {
-    for (const std::string& entry : *list) {
-      int day = 0, processes = 0;
-      std::sscanf(entry.c_str(), "%d:%d", &day, &processes);
-      if (day >= options.days || schedule.contains(day)) {
-        error = std::string(name) + ": day " + std::to_string(day) +
-                (day >= options.days ? " is not before the last day (--days)"
-                                     : " already has a reconfiguration");
-        return {};
-      }
-      schedule[day] = sign * processes;
-    }
-  }
-  return schedule;
-}
-
-// A spawned process needs what the running ones computed before it existed:
-// the number of contacts (to register the graph) and, for the weight model,
-// the weights of every row (XMPI_Eval_lbalance takes the same on every process).
-void share_with_newcomers(long long& total_contacts, std::vector<double>& row_weight) {
-  MPI_Bcast(&total_contacts, 1, MPI_LONG_LONG, 0, XMPI_COMM_WORLD);
-  if (!row_weight.empty()) {
-    MPI_Bcast(row_weight.data(), static_cast<int>(row_weight.size()), MPI_DOUBLE, 0,
-              XMPI_COMM_WORLD);
-  }
+// The arguments of the processes a policy spawns (XMPI_Eval_reconfig's argv):
+// this program's, plus the number of contacts, which a newcomer needs to
+// register the graph before it receives its rows. The strings live in
+// `storage`; the result ends with a null pointer.
+std::vector<char*> newcomer_arguments(int argc, char** argv, long long total_contacts,
+                                      std::vector<std::string>& storage) {
+  storage.assign(argv + 1, argv + argc);
+  storage.push_back("--total-contacts=" + std::to_string(total_contacts));
+  std::vector<char*> pointers;
+  for (std::string& argument : storage) pointers.push_back(argument.data());
+  pointers.push_back(nullptr);
+  return pointers;
 }
 
 std::string step_divides_day(const std::string& text) {
@@ -221,12 +201,9 @@ int main(int argc, char** argv) {
                  "sets FLEXMPI_SAMPLING_INTERVAL (default: the steps of one simulated day)")
       ->check(CLI::Range(1, 1'000'000));
   cli.add_option("--trace", options.trace, "sets FLEXMPI_TRACE");
-  cli.add_option("--spawn-at", options.spawn_at,
-                 "DAY:PROCESSES: spawn processes at the end of that day (repeatable; Open MPI)")
-      ->check(CLI::Validator(day_and_processes, "DAY:PROCESSES"));
-  cli.add_option("--remove-at", options.remove_at,
-                 "DAY:PROCESSES: remove spawned processes at the end of that day (repeatable)")
-      ->check(CLI::Validator(day_and_processes, "DAY:PROCESSES"));
+  cli.add_option("--total-contacts", options.total_contacts)
+      ->group("")  // set by the running processes for the ones a policy spawns
+      ->check(CLI::Range(0LL, 2'000'000'000LL));
   cli.add_flag("--static", options.static_mode, "no balancing (FLEXMPI_POLICY=none): same code");
   cli.add_flag("--graph-stats", options.graph_stats,
                "print the contact graph's degree statistics and exit");
@@ -237,12 +214,6 @@ int main(int argc, char** argv) {
       options.population > 0 ? options.population : kClassPopulation.at(options.problem_class);
   const int steps_per_day = epigraph::kMinutesPerDay / options.step_minutes;
   const long long total_steps = static_cast<long long>(options.days) * steps_per_day;
-  std::string schedule_error;
-  const std::map<int, int> reconfigurations = reconfiguration_schedule(options, schedule_error);
-  if (!schedule_error.empty()) {
-    std::fprintf(stderr, "flexmpi-epigraph: %s\n", schedule_error.c_str());
-    return 2;
-  }
   if (options.sampling_interval > 0) {
     setenv("FLEXMPI_SAMPLING_INTERVAL", std::to_string(options.sampling_interval).c_str(), 1);
   }
@@ -261,7 +232,7 @@ int main(int argc, char** argv) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
   MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-  // A process spawned by --spawn-at gets its rows from the others (XMPI_Get_data).
+  // A process spawned by a policy gets its rows from the others (XMPI_Get_data).
   const bool spawned = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
 
   int count = 0, displ = 0;
@@ -285,11 +256,18 @@ int main(int argc, char** argv) {
   long long total_contacts = static_cast<long long>(graph.columns.size());
   std::vector<double> row_weight;  // weight model: every row's, on every process
   if (weight_model) row_weight.assign(static_cast<std::size_t>(population), 1.0);
+  if (spawned && options.total_contacts < 0) {
+    std::fprintf(stderr, "flexmpi-epigraph: a spawned process needs --total-contacts\n");
+    MPI_Abort(XMPI_COMM_WORLD, 2);
+  }
   if (spawned) {
-    share_with_newcomers(total_contacts, row_weight);
+    total_contacts = options.total_contacts;
   } else {
     MPI_Allreduce(MPI_IN_PLACE, &total_contacts, 1, MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);
   }
+  std::vector<std::string> newcomer_strings;
+  std::vector<char*> newcomer_argv =
+      newcomer_arguments(argc, argv, total_contacts, newcomer_strings);
   if (total_contacts > 2'000'000'000LL) {
     if (rank == 0)
       std::fprintf(stderr, "flexmpi-epigraph: %lld contacts: more than an int holds\n",
@@ -337,7 +315,7 @@ int main(int argc, char** argv) {
         "XMPI_Register_vector(minutes_left)");
   // Weight model: the per-row weight given to the balancer is each
   // individual's mean work per step over the last sampling interval,
-  // replicated because XMPI_Eval_lbalance takes the weight of every row.
+  // replicated because XMPI_Eval_reconfig takes the weight of every row.
   if (weight_model) {
     people.interval_work = allocate<double>(static_cast<std::size_t>(count));
     std::fill_n(people.interval_work, count, 0.0);
@@ -360,7 +338,7 @@ int main(int argc, char** argv) {
   std::vector<std::array<long long, epigraph::state_count + 1>> curve;  // per day: states, work
   std::array<long long, epigraph::state_count + 1> day{};  // work accumulates over the day
   std::vector<double> local_weight;
-  int moves = 0;
+  int moves = 0, peak_processes = nprocs;
   bool removed = false;
 
   const double start = MPI_Wtime();
@@ -375,14 +353,17 @@ int main(int argc, char** argv) {
     day[epigraph::state_count] += work;
     if (weight_model) check(XMPI_Set_work(static_cast<double>(work)), "XMPI_Set_work");
 
+    const bool interval_ends = (step + 1) % sampling_interval == 0;
     if ((step + 1) % steps_per_day == 0) {
       for (int i = 0; i < count; ++i) ++day[people.state[i]];
       MPI_Allreduce(MPI_IN_PLACE, day.data(), static_cast<int>(day.size()), MPI_LONG_LONG, MPI_SUM,
                     XMPI_COMM_WORLD);
       curve.push_back(day);
       day.fill(0);
+    } else if (interval_ends) {
+      hand_work_to_root(day[epigraph::state_count], rank);
     }
-    if (weight_model && (step + 1) % sampling_interval == 0) {
+    if (weight_model && interval_ends) {
       local_weight.resize(static_cast<std::size_t>(count));
       for (int i = 0; i < count; ++i) {
         local_weight[i] = people.interval_work[i] / sampling_interval;
@@ -392,32 +373,21 @@ int main(int argc, char** argv) {
                      displs.data(), MPI_DOUBLE, XMPI_COMM_WORLD);
     }
     const int old_displ = displ, old_count = count;
-    check(XMPI_Eval_lbalance(rank, nprocs, static_cast<int>(step), static_cast<int>(total_steps),
-                             &count, &displ, weight_model ? row_weight.data() : nullptr),
-          "XMPI_Eval_lbalance");
-    if (count != old_count || displ != old_displ) ++moves;
-    const auto reconfiguration =
-        reconfigurations.find(static_cast<int>((step + 1) / steps_per_day));
-    if ((step + 1) % steps_per_day == 0 && reconfiguration != reconfigurations.end()) {
-      // At the end of a day the day's counts are in and the interval work
-      // follows its rows, so the curve does not depend on who computes what.
-      if (reconfiguration->second > 0) {
-        check(XMPI_Spawn(nullptr, nullptr, reconfiguration->second, MPI_INFO_NULL, nullptr),
-              "XMPI_Spawn");
-        share_with_newcomers(total_contacts, row_weight);
-        check(XMPI_Send_data(static_cast<int>(step + 1), &count, &displ), "XMPI_Send_data");
-      } else {
-        check(XMPI_Remove(-reconfiguration->second, nullptr), "XMPI_Remove");
-        removed = XMPI_Get_process_status() == XMPI_REMOVED;
-        if (removed) break;
-      }
-      MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-      MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-      check(XMPI_Get_wsize(rank, nprocs, population, &count, &displ), "XMPI_Get_wsize");
-      counts.resize(static_cast<std::size_t>(nprocs));
-      displs.resize(counts.size());
-      outgoing.resize(counts.size());
+    check(XMPI_Eval_reconfig(rank, nprocs, static_cast<int>(step), static_cast<int>(total_steps),
+                             &count, &displ, weight_model ? row_weight.data() : nullptr,
+                             newcomer_argv.data(), nullptr),
+          "XMPI_Eval_reconfig");
+    if (XMPI_Get_process_status() == XMPI_REMOVED) {
+      removed = true;
+      break;
     }
+    if (count != old_count || displ != old_displ) ++moves;
+    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
+    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
+    peak_processes = std::max(peak_processes, nprocs);
+    counts.resize(static_cast<std::size_t>(nprocs));
+    displs.resize(counts.size());
+    outgoing.resize(counts.size());
     check(XMPI_Get_decomposition(nprocs, population, counts.data(), displs.data()),
           "XMPI_Get_decomposition");
   }
@@ -471,9 +441,9 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "flexmpi-epigraph: population=%d contacts=%lld days=%d step_minutes=%d iterations=%lld "
-        "processes=%d mode=%s lb_model=%s moves=%d attack_rate=%.4f peak_day=%d dead=%lld "
+        "processes=%d peak_processes=%d mode=%s lb_model=%s moves=%d attack_rate=%.4f peak_day=%d dead=%lld "
         "curve_checksum=%016llx generation=%.3f s time=%.3f s\n",
-        population, total_contacts, options.days, options.step_minutes, total_steps, nprocs,
+        population, total_contacts, options.days, options.step_minutes, total_steps, nprocs, peak_processes,
         options.static_mode ? "static" : "balanced", lb_model.c_str(), moves,
         1.0 - static_cast<double>(last[epigraph::susceptible]) / population, peak_day,
         last[epigraph::dead], static_cast<unsigned long long>(checksum), generation_seconds,
