@@ -441,10 +441,11 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "flexmpi-epigraph: population=%d contacts=%lld days=%d step_minutes=%d iterations=%lld "
-        "processes=%d peak_processes=%d mode=%s lb_model=%s moves=%d attack_rate=%.4f peak_day=%d dead=%lld "
+        "processes=%d peak_processes=%d mode=%s lb_model=%s moves=%d attack_rate=%.4f peak_day=%d "
+        "dead=%lld "
         "curve_checksum=%016llx generation=%.3f s time=%.3f s\n",
-        population, total_contacts, options.days, options.step_minutes, total_steps, nprocs, peak_processes,
-        options.static_mode ? "static" : "balanced", lb_model.c_str(), moves,
+        population, total_contacts, options.days, options.step_minutes, total_steps, nprocs,
+        peak_processes, options.static_mode ? "static" : "balanced", lb_model.c_str(), moves,
         1.0 - static_cast<double>(last[epigraph::susceptible]) / population, peak_day,
         last[epigraph::dead], static_cast<unsigned long long>(checksum), generation_seconds,
         elapsed);

@@ -175,7 +175,8 @@ std::vector<SettingDescriptor> malleability_settings() {
        [](Config& c, std::string_view v) { c.max_procs = static_cast<int>(parse_integer(v, 1)); }},
       {"FLEXMPI_SCHEDULE", "schedule", "(none)",
        "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",
-       "predefined process schedule of the smp policy (thesis 5.4.1)",
+       "predefined process schedule of the smp policy (thesis 5.4.1); with one, smp adds "
+       "processes only when the schedule says (idle PEs bound it, reclaims still count)",
        [](Config& c, std::string_view v) {
          try {
            c.schedule = read_schedule(std::string(v));

@@ -16,7 +16,11 @@ void SmpPolicy::import_state(const nlohmann::json& state) {
 PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
   if (auto decision = reclaim_action(input)) return *decision;
   if (auto decision = scheduled_action(input)) return *decision;
-  if (auto decision = grow(input)) return *decision;
+  // A predefined schedule is the plan (thesis 5.4.1's first mode): the idle
+  // PEs of a hostfile would otherwise be taken at the first interval.
+  if (schedule_.empty()) {
+    if (auto decision = grow(input)) return *decision;
+  }
   return balancing_.on_interval(input);
 }
 

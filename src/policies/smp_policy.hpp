@@ -4,8 +4,9 @@
 //      of the initial set), their data going to the others;
 //   2. the next action of the predefined schedule (FLEXMPI_SCHEDULE) whose
 //      iteration has come: spawn or remove, bounded by FLEXMPI_MAX_PROCS;
-//   3. else the job grows onto the idle PEs the resource manager grants
-//      (FLEXMPI_RESOURCES), up to FLEXMPI_MAX_PROCS (Alg. 6 lines 3-11);
+//   3. else, without a schedule, the job grows onto the idle PEs the
+//      resource manager grants (FLEXMPI_RESOURCES), up to FLEXMPI_MAX_PROCS
+//      (Alg. 6 lines 3-11); with one, the schedule alone adds processes;
 //   4. else the load is balanced as the lb policy does.
 // After a change every row is rebalanced (Alg. 6 lines 14-17). One change per
 // interval: a spawned process starts its loop between two of them.
