@@ -7,6 +7,9 @@ hostfile of hpmp_experiment.py). For each goal of --goals (FLEXMPI_GOAL_SPEEDUP:
 that much faster than the static run as AMP predicts it from the first
 interval) and each constraint of --constraints, one FLEXMPI_POLICY=amp run;
 beside them a static run (FLEXMPI_POLICY=lb on the 8). Repeated --runs times.
+With --profile (for an irregular program, EpiGraph: thesis 5.3.1) the AMP
+runs take their work per interval from the trace of that repetition's static
+run (FLEXMPI_PROFILE).
 
 Per run it reads from the trace: the goal in seconds (amp.goal_seconds), the
 completion time (the program's loop time), their difference (target: within
@@ -68,12 +71,14 @@ def phases_of(records, total):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build")
-    parser.add_argument("--app", choices=("jacobi", "cg"), default="jacobi")
+    parser.add_argument("--app", choices=("jacobi", "cg", "epigraph"), default="jacobi")
     parser.add_argument("--out", default="out/amp")
     parser.add_argument("--size", type=int, default=2400, help="rows (Jacobi n, CG --generate)")
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--interval", type=int, default=20)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--profile", action="store_true",
+                        help="AMP runs predict the work from the static run's trace (FLEXMPI_PROFILE)")
     parser.add_argument("--goals", default="0.25,0.30,0.35")
     parser.add_argument("--constraints", default="efficiency,cost")
     parser.add_argument("--reference-speed", type=float, default=100.0,
@@ -97,6 +102,7 @@ def main():
     for repetition in range(args.runs):
         trace = os.path.join(args.out, f"static_run{repetition}.jsonl")
         static = run_app(args, 8, {"FLEXMPI_POLICY": "lb", "FLEXMPI_TRACE": trace})
+        profile = {"FLEXMPI_PROFILE": trace} if args.profile else {}
         records = [json.loads(line) for line in open(trace)]
         rows.append({"goal": None, "constraint": "static", "time": static["time"],
                      "cost": cost_of(records), "max_procs": 8, "checksum": static["checksum"],
@@ -107,7 +113,7 @@ def main():
                 summary = run_app(args, 8, {
                     "FLEXMPI_POLICY": "amp", "FLEXMPI_GOAL_SPEEDUP": str(goal),
                     "FLEXMPI_CONSTRAINT": constraint, "FLEXMPI_MAX_PROCS": "18",
-                    "FLEXMPI_TRACE": trace})
+                    "FLEXMPI_TRACE": trace, **profile})
                 records = [json.loads(line) for line in open(trace)]
                 goal_seconds = next(r["amp"]["goal_seconds"] for r in records if "amp" in r)
                 rows.append({"goal": goal, "constraint": constraint, "time": summary["time"],

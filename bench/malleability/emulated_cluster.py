@@ -1,5 +1,9 @@
 """What the malleability experiments share: the emulated Table 6.4 cluster
-(thesis 6.1.2) and one run of flexmpi-jacobi or flexmpi-cg on it.
+(thesis 6.1.2) and one run of flexmpi-jacobi, flexmpi-cg or
+flexmpi-epigraph on it. For EpiGraph, --size is the population and
+--iterations counts hourly steps (--step-minutes 60: 24 a simulated day,
+so --iterations 1440 is 60 days; give --interval 24 for one sampling
+interval a day, as in thesis 6.4).
 
 Every process runs on this machine at its node class's relative speed
 (FLEXMPI_EMULATE_CLUSTER=1, FLEXMPI_EMULATE_MODE=sleep: the missing time of
@@ -26,15 +30,29 @@ MPI_ENV = {
 }
 # Table 6.4: GFLOPS per core and $ per PE-hour.
 CLASSES = "C1 1.90 0.095\nC7 2.25 0.115\nC6 2.90 0.204\nC8 4.62 0.462\n"
-PROGRAMS = {"jacobi": ("jacobi", "flexmpi-jacobi", "--size"),
-            "cg": ("cg", "flexmpi-cg", "--generate")}
+PROGRAMS = {"jacobi": ("jacobi", "flexmpi-jacobi"), "cg": ("cg", "flexmpi-cg"),
+            "epigraph": ("epigraph", "flexmpi-epigraph")}
+EPIGRAPH_STEPS_PER_DAY = 24
+
+
+def arguments_of(app, size, iterations):
+    """The program's arguments for a problem of `size` and `iterations`."""
+    if app == "epigraph":
+        if iterations % EPIGRAPH_STEPS_PER_DAY:
+            sys.exit(f"epigraph: --iterations {iterations} is not whole days of 24 hourly steps")
+        return ["--population", str(size), "--step-minutes", "60",
+                "--days", str(iterations // EPIGRAPH_STEPS_PER_DAY), "--quiet"]
+    size_option = "--size" if app == "jacobi" else "--generate"
+    return [size_option, str(size), "--iterations", str(iterations), "--quiet"]
 
 
 def summary_of(stdout):
-    """The fields of either program's summary line."""
+    """The fields of the programs' summary lines (EpiGraph's curve checksum
+    stands for the others' solution checksum)."""
     fields = {}
-    for key, pattern in (("procs", r"\bprocs=(\d+)"), ("time", r"\btime=([0-9.]+)"),
-                         ("checksum", r"\bchecksum=(\S+)")):
+    for key, pattern in (("procs", r"\b(?:procs|processes)=(\d+)"),
+                         ("time", r"\btime=([0-9.]+)"),
+                         ("checksum", r"\b(?:checksum|curve_checksum)=(\S+)")):
         match = re.search(pattern, stdout)
         if not match:
             return None
@@ -45,7 +63,7 @@ def summary_of(stdout):
 
 
 def run_app(args, nprocs, settings):
-    """args.app (jacobi or cg; args.size rows) for args.iterations on nprocs
+    """args.app (jacobi, cg or epigraph; args.size rows) for args.iterations on nprocs
     processes of the emulated cluster described in args.out (hosts.txt,
     classes.txt), with the FLEXMPI_* `settings` on top; returns its summary
     (procs, time, checksum)."""
@@ -60,10 +78,10 @@ def run_app(args, nprocs, settings):
         "FLEXMPI_LOG_LEVEL": "warn",
     })
     env.update(settings)
-    folder, name, size_option = PROGRAMS[getattr(args, "app", "jacobi")]
-    program = os.path.join(args.build, "apps", folder, name)
-    command = ["mpiexec", "-n", str(nprocs), program, size_option, str(args.size),
-               "--iterations", str(args.iterations), "--quiet"]
+    app = getattr(args, "app", "jacobi")
+    folder, name = PROGRAMS[app]
+    command = (["mpiexec", "-n", str(nprocs), os.path.join(args.build, "apps", folder, name)] +
+               arguments_of(app, args.size, args.iterations))
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1200)
     summary = summary_of(result.stdout)
     if result.returncode != 0 or summary is None:

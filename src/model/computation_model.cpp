@@ -157,6 +157,19 @@ void ProfileCorrection::observe(double profiled, double measured) {
   factor_ = std::abs(ratio - 1.0) > threshold_ ? ratio : 1.0;
 }
 
+double remaining_work_ratio(const WorkProfile& profile, int current) {
+  const ProfiledInterval* now = profile.find(current);
+  if (now == nullptr || !(now->total() > 0.0)) return 1.0;
+  double work = 0.0, iterations = 0.0;
+  for (const ProfiledInterval& later : profile.intervals()) {
+    if (later.interval <= current) continue;
+    work += later.total();
+    iterations += later.iterations;
+  }
+  if (!(iterations > 0.0)) return 1.0;
+  return (work / iterations) / (now->total() / now->iterations);
+}
+
 double profiled_work(const WorkProfile& profile, int next, int iterations,
                      const ProfileCorrection& correction) {
   const ProfiledInterval* p = profile.find(next);

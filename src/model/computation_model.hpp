@@ -93,6 +93,17 @@ class ProfileCorrection {
 /// interval `next`, scaled to `iterations` iterations and by the correction.
 /// Throws flexmpi::Error (invalid_argument) naming the interval when the
 /// profile has none, or iterations < 1.
+/// The work per iteration of the rest of a run over that of interval
+/// `current`, as a profile of an earlier run recorded them: the mean over the
+/// profiled intervals after `current` (weighted by their iterations) over
+/// `current`'s. The performance-aware policies predict the whole remaining
+/// run with it: thesis 5.3.1 reads the profile for the next interval only,
+/// and an epidemic's work rises sevenfold after its first weeks, so the
+/// next interval's work held to the end misjudged the rest by that much.
+/// 1 when the profile lacks `current` or anything after it, or `current`
+/// has no work.
+[[nodiscard]] double remaining_work_ratio(const WorkProfile& profile, int current);
+
 double profiled_work(const WorkProfile& profile, int next, int iterations,
                      const ProfileCorrection& correction);
 

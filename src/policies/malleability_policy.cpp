@@ -1,6 +1,16 @@
 #include "policies/malleability_policy.hpp"
 
+#include "config/config.hpp"
+#include "model/computation_model.hpp"
+
 namespace flexmpi {
+
+MalleabilityPolicy::MalleabilityPolicy(const Config& config)
+    : balancing_(config), work_profile_(config.work_profile) {}
+
+double MalleabilityPolicy::remaining_work_ratio(const IntervalReport& report) const {
+  return work_profile_ ? flexmpi::remaining_work_ratio(*work_profile_, report.index) : 1.0;
+}
 
 std::optional<PolicyDecision> MalleabilityPolicy::reclaim_action(const IntervalInput& input) {
   if (input.resources == nullptr) return std::nullopt;

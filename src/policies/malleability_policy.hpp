@@ -4,6 +4,7 @@
 // the load between their process changes as the lb policy does.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -14,9 +15,11 @@ namespace flexmpi {
 
 struct Config;
 
+class WorkProfile;
+
 class MalleabilityPolicy : public Policy {
  public:
-  explicit MalleabilityPolicy(const Config& config) : balancing_(config) {}
+  explicit MalleabilityPolicy(const Config& config);
   [[nodiscard]] bool uses_resources() const override { return true; }
   void on_reconfiguration() override { balancing_.on_reconfiguration(); }
   [[nodiscard]] std::vector<double> measured_speeds() const override {
@@ -32,7 +35,12 @@ class MalleabilityPolicy : public Policy {
   /// nullopt when nothing was reclaimed (or there is no view).
   [[nodiscard]] std::optional<PolicyDecision> reclaim_action(const IntervalInput& input);
 
-  LbPolicy balancing_;  ///< the load balancing between process changes
+  /// The remaining run's work per iteration over that of the interval of
+  /// `report`, from FLEXMPI_PROFILE (remaining_work_ratio); 1 without one.
+  [[nodiscard]] double remaining_work_ratio(const IntervalReport& report) const;
+
+  LbPolicy balancing_;                               ///< the load balancing between process changes
+  std::shared_ptr<const WorkProfile> work_profile_;  ///< FLEXMPI_PROFILE, or null
 };
 
 }  // namespace flexmpi
