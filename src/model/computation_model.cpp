@@ -61,6 +61,10 @@ class LineReader {
                        integer(record, "iterations", 1),
                        numbers(record, "metric_count"),
                        {}};
+    if (record.contains("wall_time")) {
+      const std::vector<double> wall = numbers(record, "wall_time");
+      p.seconds = *std::max_element(wall.begin(), wall.end());
+    }
     const char* key = record.contains("partition_before") ? "partition_before" : "partition";
     if (!record.contains(key)) return p;  // a run that did not balance traces no partition
     for (double rows : numbers(record, key)) {
@@ -157,17 +161,23 @@ void ProfileCorrection::observe(double profiled, double measured) {
   factor_ = std::abs(ratio - 1.0) > threshold_ ? ratio : 1.0;
 }
 
-double remaining_work_ratio(const WorkProfile& profile, int current) {
+double remaining_time_ratio(const WorkProfile& profile, int current) {
   const ProfiledInterval* now = profile.find(current);
-  if (now == nullptr || !(now->total() > 0.0)) return 1.0;
-  double work = 0.0, iterations = 0.0;
+  if (now == nullptr) return 1.0;
+  bool timed = now->seconds > 0.0;
+  for (const ProfiledInterval& later : profile.intervals()) {
+    if (later.interval > current) timed = timed && later.seconds > 0.0;
+  }
+  const auto cost = [timed](const ProfiledInterval& p) { return timed ? p.seconds : p.total(); };
+  if (!(cost(*now) > 0.0)) return 1.0;
+  double total = 0.0, iterations = 0.0;
   for (const ProfiledInterval& later : profile.intervals()) {
     if (later.interval <= current) continue;
-    work += later.total();
+    total += cost(later);
     iterations += later.iterations;
   }
   if (!(iterations > 0.0)) return 1.0;
-  return (work / iterations) / (now->total() / now->iterations);
+  return (total / iterations) / (cost(*now) / now->iterations);
 }
 
 double profiled_work(const WorkProfile& profile, int next, int iterations,

@@ -33,6 +33,7 @@ struct ProfiledInterval {
   std::vector<double> work;        ///< "metric_count" per process
   std::vector<std::int64_t> rows;  ///< rows per process the work was measured on (empty:
                                    ///< the run traced no partition)
+  double seconds = 0.0;            ///< "wall_time" of the slowest process (0: not traced)
 
   /// Sum of the processes' work.
   [[nodiscard]] double total() const;
@@ -93,16 +94,20 @@ class ProfileCorrection {
 /// interval `next`, scaled to `iterations` iterations and by the correction.
 /// Throws flexmpi::Error (invalid_argument) naming the interval when the
 /// profile has none, or iterations < 1.
-/// The work per iteration of the rest of a run over that of interval
-/// `current`, as a profile of an earlier run recorded them: the mean over the
-/// profiled intervals after `current` (weighted by their iterations) over
-/// `current`'s. The performance-aware policies predict the whole remaining
-/// run with it: thesis 5.3.1 reads the profile for the next interval only,
-/// and an epidemic's work rises sevenfold after its first weeks, so the
-/// next interval's work held to the end misjudged the rest by that much.
-/// 1 when the profile lacks `current` or anything after it, or `current`
-/// has no work.
-[[nodiscard]] double remaining_work_ratio(const WorkProfile& profile, int current);
+/// How much longer an iteration of the rest of a run takes than one of
+/// interval `current`, by a profile of an earlier run: the mean time per
+/// iteration of the profiled intervals after `current` (their slowest
+/// process's wall time over their iterations) over `current`'s; where the
+/// profile traced no wall time, the same ratio of the work. The
+/// performance-aware policies predict the whole remaining run with it:
+/// thesis 5.3.1 reads the profile for the next interval only, and an
+/// epidemic's steps take 20 times longer at its peak than in its first
+/// weeks, so the next interval held to the end misjudged the rest by that
+/// much. Time, not work, where it can: EpiGraph's work units (an update
+/// per individual, a contact per infectious one) differ in cost, so its
+/// work rose 6.5 times where its time rose 20. 1 when the profile lacks
+/// `current` or anything after it, or `current` took nothing.
+[[nodiscard]] double remaining_time_ratio(const WorkProfile& profile, int current);
 
 double profiled_work(const WorkProfile& profile, int next, int iterations,
                      const ProfileCorrection& correction);

@@ -108,7 +108,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
         static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
         dedicated_threshold_, input.communication});
-    situation->remaining_work_ratio = remaining_work_ratio(input.report);
+    situation->remaining_time_ratio = remaining_time_ratio(input.report);
     learning_.learn_and_apply(*situation);
     if (!goal_ && speedup_ && iterations > 0 && learning_.ready()) {
       // FLEXMPI_GOAL_SPEEDUP: the static run (the initial processes,
@@ -118,11 +118,10 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
       // makes 8 processes 1 - 3.28/5.06 = 35 % faster than equal blocks, so
       // the thesis's 25-35 % goals were met without a spawn and AMP finished
       // up to 19 % early (docs/architecture.md). With a work profile the
-      // rest follows the profiled work (communication taken to follow it
-      // too: EpiGraph's exchange carries the infections).
+      // rest follows the profiled run's time per iteration.
       goal_ = (elapsed_ + learning_.interval_seconds() / iterations *
                               static_cast<double>(std::max(0LL, situation->remaining_iterations)) *
-                              situation->remaining_work_ratio) *
+                              situation->remaining_time_ratio) *
               (1.0 - *speedup_);
     }
     ready = learning_.ready();

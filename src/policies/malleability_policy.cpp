@@ -8,8 +8,8 @@ namespace flexmpi {
 MalleabilityPolicy::MalleabilityPolicy(const Config& config)
     : balancing_(config), work_profile_(config.work_profile) {}
 
-double MalleabilityPolicy::remaining_work_ratio(const IntervalReport& report) const {
-  return work_profile_ ? flexmpi::remaining_work_ratio(*work_profile_, report.index) : 1.0;
+double MalleabilityPolicy::remaining_time_ratio(const IntervalReport& report) const {
+  return work_profile_ ? flexmpi::remaining_time_ratio(*work_profile_, report.index) : 1.0;
 }
 
 std::optional<PolicyDecision> MalleabilityPolicy::reclaim_action(const IntervalInput& input) {

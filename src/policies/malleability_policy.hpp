@@ -35,9 +35,10 @@ class MalleabilityPolicy : public Policy {
   /// nullopt when nothing was reclaimed (or there is no view).
   [[nodiscard]] std::optional<PolicyDecision> reclaim_action(const IntervalInput& input);
 
-  /// The remaining run's work per iteration over that of the interval of
-  /// `report`, from FLEXMPI_PROFILE (remaining_work_ratio); 1 without one.
-  [[nodiscard]] double remaining_work_ratio(const IntervalReport& report) const;
+  /// How much longer the remaining run's iterations take than those of the
+  /// interval of `report`, from FLEXMPI_PROFILE (remaining_time_ratio); 1
+  /// without one.
+  [[nodiscard]] double remaining_time_ratio(const IntervalReport& report) const;
 
   LbPolicy balancing_;                               ///< the load balancing between process changes
   std::shared_ptr<const WorkProfile> work_profile_;  ///< FLEXMPI_PROFILE, or null

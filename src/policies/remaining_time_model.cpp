@@ -144,8 +144,8 @@ double iteration_correction_at(const OfferSituation& situation, int processes) {
 }
 
 double modelled_iteration_seconds(const OfferSituation& situation, const ClassOffers& offers,
-                                  double speed, int processes, double work_ratio) {
-  double seconds = offers.work_per_iteration * work_ratio / speed;
+                                  double speed, int processes) {
+  double seconds = offers.work_per_iteration / speed;
   if (situation.communication != nullptr) {
     // Eq. 5.1's communication term: the last interval's operations on the
     // candidate's process count (5.3.2).
@@ -173,10 +173,8 @@ double predict_remaining(const OfferSituation& situation, const ClassOffers& off
   }
   if (!(speed > 0.0)) speed = offers.current_speed;  // unreachable for valid offers
   const int processes = static_cast<int>(situation.report.processes.size()) + spawned - gone;
-  double seconds = remaining *
-                   modelled_iteration_seconds(situation, offers, speed, processes,
-                                              situation.remaining_work_ratio) *
-                   iteration_correction_at(situation, processes);
+  double seconds = remaining * modelled_iteration_seconds(situation, offers, speed, processes) *
+                   situation.remaining_time_ratio * iteration_correction_at(situation, processes);
   if (spawned > 0 || gone > 0) seconds += situation.change_settling_seconds;
   if (spawned > 0) {
     seconds += spawn_cost(situation.profile, spawned);

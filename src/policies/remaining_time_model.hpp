@@ -57,10 +57,11 @@ struct OfferSituation {
   /// first; amp measures it, AmpPolicy): added to every candidate that
   /// changes the processes. 0: the model alone.
   double change_settling_seconds = 0.0;
-  /// The remaining run's work per iteration over the interval just measured
-  /// (remaining_work_ratio of FLEXMPI_PROFILE; MalleabilityPolicy): scales
-  /// the computation term of predict_remaining. 1: the work stays as it is.
-  double remaining_work_ratio = 1.0;
+  /// How much longer the remaining run's iterations take than the interval
+  /// just measured (remaining_time_ratio of FLEXMPI_PROFILE;
+  /// MalleabilityPolicy): scales the per-iteration term of predict_remaining.
+  /// 1: iterations stay as they are.
+  double remaining_time_ratio = 1.0;
 };
 
 /// The job's node classes as the planner sees them, and what was measured.
@@ -92,13 +93,11 @@ struct ClassOffers {
 /// per process over the measured range where it rises; 1 with none measured.
 [[nodiscard]] double iteration_correction_at(const OfferSituation& situation, int processes);
 
-/// The model's seconds of one balanced iteration (no correction): W x
-/// work_ratio / speed plus the communication replayed on `processes`
-/// processes (work_ratio: 1 for the interval measured, the situation's
-/// remaining_work_ratio for the rest of the run).
+/// The model's seconds of one balanced iteration (no correction): W / speed
+/// plus the communication replayed on `processes` processes.
 [[nodiscard]] double modelled_iteration_seconds(const OfferSituation& situation,
                                                 const ClassOffers& offers, double speed,
-                                                int processes, double work_ratio);
+                                                int processes);
 
 /// The predicted seconds of the remaining run after the per-class change
 /// `delta` (one entry per offer), as described above; the planners' callback.

@@ -28,7 +28,7 @@ std::optional<double> measured_over_modelled(const OfferSituation& situation, do
   if (!offers) return std::nullopt;
   const double modelled =
       modelled_iteration_seconds(situation, *offers, offers->current_speed,
-                                 static_cast<int>(situation.report.processes.size()), 1.0);
+                                 static_cast<int>(situation.report.processes.size()));
   const double measured = interval / iterations;
   if (!(modelled > 0.0) || !(measured > 0.0)) return std::nullopt;
   return measured / modelled;

@@ -106,21 +106,32 @@ TEST(ComputationModel, ProfileCorrectionBeyondTheThreshold) {
   EXPECT_THROW(ProfileCorrection(-0.1), Error);
 }
 
-TEST(ComputationModel, RemainingWorkRatioFollowsTheProfileToTheEnd) {
-  // Work per iteration 40 (interval 0), 40 (1), then 160 over 10 iterations
-  // and 20 over 30: the rest after 0 averages (800 + 1600 + 600) / 60 = 50.
+TEST(ComputationModel, RemainingTimeRatioFollowsTheProfileToTheEnd) {
+  // No wall time traced: the work. Per iteration 40 (interval 0), 40 (1),
+  // then 160 over 10 iterations and 20 over 30: the rest after 0 averages
+  // (800 + 1600 + 600) / 60 = 50.
   const WorkProfile profile =
       parse(std::string(kTrace) + R"({"interval":2,"iterations":10,"metric_count":[800,800]})"
                                   "\n"
                                   R"({"interval":3,"iterations":30,"metric_count":[300,300]})");
-  EXPECT_DOUBLE_EQ(remaining_work_ratio(profile, 0), 50.0 / 40.0);
-  EXPECT_DOUBLE_EQ(remaining_work_ratio(profile, 2), 20.0 / 160.0);
-  EXPECT_DOUBLE_EQ(remaining_work_ratio(profile, 3), 1.0);  // nothing after it
-  EXPECT_DOUBLE_EQ(remaining_work_ratio(profile, 7), 1.0);  // not profiled
+  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 0), 50.0 / 40.0);
+  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 2), 20.0 / 160.0);
+  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 3), 1.0);  // nothing after it
+  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 7), 1.0);  // not profiled
   const WorkProfile idle = parse(R"({"interval":0,"iterations":5,"metric_count":[0,0]})"
                                  "\n"
                                  R"({"interval":1,"iterations":5,"metric_count":[9,9]})");
-  EXPECT_DOUBLE_EQ(remaining_work_ratio(idle, 0), 1.0);  // no work to compare with
+  EXPECT_DOUBLE_EQ(remaining_time_ratio(idle, 0), 1.0);  // nothing to compare with
+  // Wall time traced everywhere: the slowest process's time per iteration,
+  // 0.1 s / 10 now, then (0.5 + 0.3) s over 40 iterations: 0.02 / 0.01.
+  const WorkProfile timed =
+      parse(R"({"interval":0,"iterations":10,"metric_count":[1,1],"wall_time":[0.05,0.1]})"
+            "\n"
+            R"({"interval":1,"iterations":10,"metric_count":[1,1],"wall_time":[0.5,0.4]})"
+            "\n"
+            R"({"interval":2,"iterations":30,"metric_count":[9,9],"wall_time":[0.3,0.3]})");
+  EXPECT_DOUBLE_EQ(timed.find(1)->seconds, 0.5);
+  EXPECT_NEAR(remaining_time_ratio(timed, 0), 2.0, 1e-12);
 }
 
 TEST(ComputationModel, SpreadWorkOverACandidatePartition) {

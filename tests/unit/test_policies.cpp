@@ -280,10 +280,10 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   const double reconfiguration = spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
   EXPECT_NEAR(predict_remaining(situation, offers, {1, 0}),
               (uncorrected - reconfiguration) * 1.2 + reconfiguration, 1e-12);
-  // An irregular program's profile: the rest of the run has twice the work
-  // per iteration of the interval measured (remaining_work_ratio).
+  // An irregular program's profile: the rest of the run's iterations take
+  // twice as long as the interval measured (remaining_time_ratio).
   situation.iteration_corrections = {};
-  situation.remaining_work_ratio = 2.0;
+  situation.remaining_time_ratio = 2.0;
   EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 2 * 10.0);
 }
 
