@@ -419,16 +419,27 @@ TEST(AmpInfeasible, UnreachableGoalIsADecisionWithTheFastestPrediction) {
 }
 
 TEST(AmpInfeasible, TheBestEffortMayBeFewerProcesses) {
-  // 100 / n + 2 n on 9 processes (1 initial + 8 spawned) is 29.1 s; the least
-  // is 7 processes (28.3 s): the goal of 5 s is out of reach, and removing
-  // the 2 slowest is the fastest configuration.
-  const SyntheticRun run{{offer("slow", 1.0, 0, 4, 4), offer("fast", 1.0, 1, 5, 4)}, 100.0, 2.0};
+  // 100 / n + 4 n on 9 processes (1 initial + 8 spawned) is 47.1 s; the least
+  // is 5 processes (40 s): the goal of 5 s is out of reach, and removing
+  // the 4 slowest is the fastest configuration.
+  const SyntheticRun run{{offer("slow", 1.0, 0, 4, 4), offer("fast", 1.0, 1, 5, 4)}, 100.0, 4.0};
   const MalleabilityDecision d =
       plan_amp(run.offers, AmpGoal{5.0, 0.01, AmpConstraint::efficiency, run({0, 0})}, run);
   EXPECT_FALSE(d.meets_goal);
   EXPECT_THAT(d.reason, StartsWith("cannot meet the goal"));
-  EXPECT_EQ(d.delta, (std::vector<int>{-2, 0}));  // equal speeds: class order
-  EXPECT_DOUBLE_EQ(d.predicted_seconds, run({-2, 0}));
+  EXPECT_EQ(d.delta, (std::vector<int>{-4, 0}));  // equal speeds: class order
+  EXPECT_DOUBLE_EQ(d.predicted_seconds, run({-4, 0}));
+}
+
+TEST(AmpInfeasible, ABestEffortMustBeFivePercentFasterThanStaying) {
+  // 100 / n + 2 n on 9 processes is 29.1 s, on 7 (the fastest) 28.3 s: 2.7 %
+  // faster, within the predictions' noise, so the processes stay.
+  const SyntheticRun run{{offer("slow", 1.0, 0, 4, 4), offer("fast", 1.0, 1, 5, 4)}, 100.0, 2.0};
+  const MalleabilityDecision d =
+      plan_amp(run.offers, AmpGoal{5.0, 0.01, AmpConstraint::efficiency, run({0, 0})}, run);
+  EXPECT_FALSE(d.meets_goal);
+  EXPECT_FALSE(d.changes());
+  EXPECT_THAT(d.reason, HasSubstr("nor 5 % faster than now"));
 }
 
 TEST(AmpInfeasible, NoFreePeKeepsAndSaysWhy) {
