@@ -352,7 +352,9 @@ nlohmann::json AdaptationController::export_state() const {
   return {{"policy", policy_->export_state()},
           {"seconds_per_byte", redistribution_cost_.seconds_per_byte()},
           {"price_observations", redistribution_cost_.observations()},
-          {"pending_redistribution_bytes", pending_redistribution_bytes_}};
+          {"pending_redistribution_bytes", pending_redistribution_bytes_},
+          {"intervals_closed", intervals_closed_},
+          {"reconfiguration_mark", reconfiguration_mark_}};
 }
 
 void AdaptationController::import_state(const nlohmann::json& state) {
@@ -363,6 +365,11 @@ void AdaptationController::import_state(const nlohmann::json& state) {
   redistribution_cost_.restore(state.at("seconds_per_byte").get<double>(),
                                state.at("price_observations").get<int>());
   pending_redistribution_bytes_ = state.at("pending_redistribution_bytes").get<double>();
+  // The interval index too: a work profile is read by it (the forecaster,
+  // remaining_time_ratio), and a newcomer counting from 0 read another
+  // interval than its parents; AMP then decided differently on it.
+  intervals_closed_ = state.at("intervals_closed").get<int>();
+  reconfiguration_mark_ = state.at("reconfiguration_mark").get<int>();
 }
 
 void AdaptationController::restart_after_reconfiguration() {
