@@ -388,6 +388,33 @@ def plot_errors(args):
                "expected")
 
 
+@check("plot-curve")
+def plot_curve(args):
+    """--curve draws flexmpi-epigraph's CSV; a malformed one is named, line and all."""
+    header = "day,susceptible,latent,recovered,work\n"
+    good = os.path.join(args.workdir, "curve.csv")
+    with open(good, "w") as stream:
+        stream.write(header + "1,100,0,0,120\n2,90,8,2,180\n3,70,10,20,260\n")
+    result = run([args.plot, "--curve", good, "-o", os.path.join(args.workdir, "curve")])
+    expect(result.returncode == 0, f"flexmpi-plot --curve failed: {result.stderr}")
+    expect(result.stdout.split() == [os.path.join(args.workdir, "curve", "epidemic_curve.png")]
+           and os.path.getsize(result.stdout.split()[0]) > 0, "epidemic_curve.png expected")
+    cases = [("bad-header.csv", "day,susceptible\n1,100\n", "line 1"),
+             ("bad-number.csv", header + "1,100,0,0,120\n2,90,x,2,180\n", "line 3"),
+             ("no-day.csv", header, "no day")]
+    for name, text, needle in cases:
+        path = os.path.join(args.workdir, name)
+        with open(path, "w") as stream:
+            stream.write(text)
+        result = run([args.plot, "--curve", path, "-o", os.path.join(args.workdir, "unused")])
+        expect(result.returncode == 1 and needle in result.stderr and path in result.stderr
+               and "Traceback" not in result.stderr,
+               f"{name}: exit code 1 and a message naming the file and '{needle}' expected, got "
+               f"{result.returncode}: {result.stderr}")
+    result = run([args.plot, "--curve", good, good, "-o", args.workdir])
+    expect(result.returncode == 2, "a trace and --curve together: exit code 2 expected")
+
+
 @check("readme-settings")
 def readme_settings(args):
     """README.md's configuration table is `flexrun --settings-table`, verbatim."""

@@ -2,6 +2,7 @@
 """flexmpi-plot: turn a flexmpi JSON-lines trace into PNG plots.
 
     flexmpi-plot trace.jsonl -o outdir/
+    flexmpi-plot --curve curve.csv -o outdir/    (flexmpi-epigraph --output)
 
 A trace (FLEXMPI_TRACE, SPEC section 5) has one JSON object per sampling
 interval, written by rank 0 (src/trace/trace_writer.cpp). The plots follow
@@ -26,12 +27,19 @@ the thesis figures 6.6 and 6.7:
   prediction.png        predicted vs measured time per phase (thesis Fig. 6.13)
   overview.png          all of the above on one page
 
+With --curve, the epidemic curve of flexmpi-epigraph (its --output CSV: a
+row per simulated day, a column per state, then the work) instead:
+
+  epidemic_curve.png    individuals per state per day, and the work per day
+                        on a second axis (the shape of thesis Fig. 6.1)
+
 The PNG paths are printed, one per line. Exit status 1 with a message
 naming the file (and the line) for a missing file, an empty trace or a
 malformed line; 2 for a bad command line.
 """
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -331,6 +339,59 @@ def panel_prediction(axis, xs, xlabel, records):
     axis.grid(True, alpha=0.3)
 
 
+def load_curve(path):
+    """Reads flexmpi-epigraph's curve CSV; returns (state names, rows of ints)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as stream:
+            table = list(csv.reader(stream))
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such file")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TraceError(f"{path}: cannot read: {error}")
+    if not table or len(table[0]) < 3 or table[0][0] != "day" or table[0][-1] != "work":
+        raise TraceError(f"{path}: line 1: expected the header 'day,<states...>,work' of "
+                         "flexmpi-epigraph --output")
+    rows = []
+    for number, row in enumerate(table[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(table[0]) or not all(v.strip().isdigit() for v in row):
+            raise TraceError(f"{path}: line {number}: expected {len(table[0])} whole numbers "
+                             ">= 0")
+        rows.append([int(v) for v in row])
+    if not rows:
+        raise TraceError(f"{path}: no day in the curve")
+    return table[0][1:-1], rows
+
+
+def plot_curve(states, rows, outdir, name):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    days = [row[0] for row in rows]
+    figure, axis = plt.subplots(figsize=(9, 4.5))
+    for column, state in enumerate(states, start=1):
+        axis.plot(days, [row[column] for row in rows], label=state.replace("_", " "))
+    axis.set_xlabel("day")
+    axis.set_ylabel("individuals")
+    axis.grid(alpha=0.3)
+    work_axis = axis.twinx()
+    work_axis.plot(days, [row[-1] for row in rows], color="black", linestyle="--", label="work")
+    work_axis.set_ylabel("work per day (units)")
+    lines = axis.get_legend_handles_labels()
+    more = work_axis.get_legend_handles_labels()
+    axis.legend(lines[0] + more[0], lines[1] + more[1], fontsize="small", ncol=2)
+    axis.set_title("epidemic curve")
+    figure.suptitle(name, fontsize="small", color="gray")
+    figure.tight_layout()
+    os.makedirs(outdir, exist_ok=True)
+    path = os.path.join(outdir, "epidemic_curve.png")
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return [path]
+
+
 def make_plots(records, outdir, trace_name):
     import matplotlib
     matplotlib.use("Agg")
@@ -383,12 +444,15 @@ def main(argv):
         prog="flexmpi-plot",
         description="Turn a flexmpi JSON-lines trace (FLEXMPI_TRACE) into PNG plots "
                     "like the thesis figures 6.6 and 6.7.")
-    parser.add_argument("trace", help="trace file written with FLEXMPI_TRACE=path")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("trace", nargs="?", help="trace file written with FLEXMPI_TRACE=path")
+    source.add_argument("--curve", help="epidemic curve CSV of flexmpi-epigraph --output")
     parser.add_argument("-o", "--output", default=".",
                         help="directory for the PNG files (created if needed; default: .)")
     arguments = parser.parse_args(argv)
+    path = arguments.curve or arguments.trace
     try:
-        records = load_trace(arguments.trace)
+        data = load_curve(path) if arguments.curve else load_trace(path)
     except TraceError as error:
         print(f"flexmpi-plot: {error}", file=sys.stderr)
         return 1
@@ -399,7 +463,9 @@ def main(argv):
               "(apt-get install python3-matplotlib, or run scripts/setup.sh)", file=sys.stderr)
         return 1
     try:
-        paths = make_plots(records, arguments.output, os.path.basename(arguments.trace))
+        name = os.path.basename(path)
+        paths = (plot_curve(*data, arguments.output, name) if arguments.curve else
+                 make_plots(data, arguments.output, name))
     except OSError as error:
         print(f"flexmpi-plot: cannot write to {arguments.output}: {error}", file=sys.stderr)
         return 1
