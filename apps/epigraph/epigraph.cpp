@@ -256,11 +256,11 @@ int main(int argc, char** argv) {
   long long total_contacts = static_cast<long long>(graph.columns.size());
   std::vector<double> row_weight;  // weight model: every row's, on every process
   if (weight_model) row_weight.assign(static_cast<std::size_t>(population), 1.0);
-  if (spawned && options.total_contacts < 0) {
-    std::fprintf(stderr, "flexmpi-epigraph: a spawned process needs --total-contacts\n");
-    MPI_Abort(XMPI_COMM_WORLD, 2);
-  }
   if (spawned) {
+    if (options.total_contacts < 0) {
+      std::fprintf(stderr, "flexmpi-epigraph: a spawned process needs --total-contacts\n");
+      MPI_Abort(XMPI_COMM_WORLD, 2);
+    }
     total_contacts = options.total_contacts;
   } else {
     MPI_Allreduce(MPI_IN_PLACE, &total_contacts, 1, MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);

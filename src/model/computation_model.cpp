@@ -165,19 +165,17 @@ double remaining_time_ratio(const WorkProfile& profile, int current) {
   const ProfiledInterval* now = profile.find(current);
   if (now == nullptr) return 1.0;
   bool timed = now->seconds > 0.0;
-  for (const ProfiledInterval& later : profile.intervals()) {
-    if (later.interval > current) timed = timed && later.seconds > 0.0;
-  }
-  const auto cost = [timed](const ProfiledInterval& p) { return timed ? p.seconds : p.total(); };
-  if (!(cost(*now) > 0.0)) return 1.0;
-  double total = 0.0, iterations = 0.0;
+  double seconds = 0.0, work = 0.0, iterations = 0.0;
   for (const ProfiledInterval& later : profile.intervals()) {
     if (later.interval <= current) continue;
-    total += cost(later);
+    timed = timed && later.seconds > 0.0;
+    seconds += later.seconds;
+    work += later.total();
     iterations += later.iterations;
   }
-  if (!(iterations > 0.0)) return 1.0;
-  return (total / iterations) / (cost(*now) / now->iterations);
+  const double later = timed ? seconds : work, now_cost = timed ? now->seconds : now->total();
+  if (!(iterations > 0.0) || !(now_cost > 0.0)) return 1.0;
+  return (later / iterations) / (now_cost / now->iterations);
 }
 
 double profiled_work(const WorkProfile& profile, int next, int iterations,

@@ -90,10 +90,6 @@ class ProfileCorrection {
   double factor_ = 1.0;
 };
 
-/// The work of the next interval, irregular application: the profile's
-/// interval `next`, scaled to `iterations` iterations and by the correction.
-/// Throws flexmpi::Error (invalid_argument) naming the interval when the
-/// profile has none, or iterations < 1.
 /// How much longer an iteration of the rest of a run takes than one of
 /// interval `current`, by a profile of an earlier run: the mean time per
 /// iteration of the profiled intervals after `current` (their slowest
@@ -109,6 +105,10 @@ class ProfileCorrection {
 /// `current` or anything after it, or `current` took nothing.
 [[nodiscard]] double remaining_time_ratio(const WorkProfile& profile, int current);
 
+/// The work of the next interval, irregular application: the profile's
+/// interval `next`, scaled to `iterations` iterations and by the correction.
+/// Throws flexmpi::Error (invalid_argument) naming the interval when the
+/// profile has none, or iterations < 1.
 double profiled_work(const WorkProfile& profile, int next, int iterations,
                      const ProfileCorrection& correction);
 
