@@ -21,6 +21,10 @@ enum class Purpose : std::uint64_t {
   transmission,
   transition,
   duration,
+  trip,  // transportation.hpp
+  trip_exposure,
+  trip_meeting,
+  trip_transmission,
 };
 
 /// SplitMix64's finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom

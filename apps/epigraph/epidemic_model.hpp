@@ -59,15 +59,24 @@ class EpidemicModel {
       : parameters_(parameters), seed_(seed), step_minutes_(step_minutes) {
     const double step_days = static_cast<double>(step_minutes) / kMinutesPerDay;
     for (int kind = 0; kind < contact_kinds; ++kind) {
-      const double rate = parameters.transmission_per_day[static_cast<std::size_t>(kind)];
-      symptomatic_probability_[kind] = 1.0 - std::exp(-rate * step_days);
+      symptomatic_probability_[kind] =
+          transmission_probability(infectious_symptomatic, kind, step_days);
       asymptomatic_probability_[kind] =
-          1.0 - std::exp(-rate * parameters.asymptomatic_infectivity * step_days);
+          transmission_probability(infectious_asymptomatic, kind, step_days);
     }
   }
 
   static bool infectious(std::uint8_t state) {
     return state == infectious_symptomatic || state == infectious_asymptomatic;
+  }
+
+  /// The probability that an infectious individual in `state` infects a
+  /// contact of `kind` over `days` (a constant rate per day).
+  double transmission_probability(std::uint8_t state, int kind, double days) const {
+    const double infectivity =
+        state == infectious_symptomatic ? 1.0 : parameters_.asymptomatic_infectivity;
+    const double rate = parameters_.transmission_per_day[static_cast<std::size_t>(kind)];
+    return 1.0 - std::exp(-rate * infectivity * days);
   }
 
   /// Does `infector` infect its contact `contact` (of kind `kind`) in `step`?

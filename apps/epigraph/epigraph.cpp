@@ -13,8 +13,9 @@
 // FLEXMPI_SCHEDULE, hpmp, amp). Every random
 // number is keyed by (seed, individual, step) (counter_rng.hpp), so the
 // epidemic curve is bit-identical for any number of processes, balanced or
-// not, with or without spawns and removals. Alg. 11's interventions (line 9)
-// and transportation between regions (line 11) are not modelled.
+// not, with or without spawns and removals. Transportation between regions
+// (line 11) is modelled with --transport (transportation.hpp); Alg. 11's
+// interventions (line 9) are not.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +34,7 @@
 #include "flexmpi.h"
 #include "simulation.hpp"
 #include "social_graph.hpp"
+#include "transportation.hpp"
 
 namespace {
 
@@ -51,10 +53,13 @@ struct Options {
   std::uint64_t seed = 2011;
   std::string output;
   std::string lb_model;
+  std::string row_weight = "next";
   std::string trace;
   int sampling_interval = 0;
   long long total_contacts = -1;  // given to spawned processes only
   bool static_mode = false;
+  bool transport = false;
+  epigraph::TransportParameters trips;
   bool graph_stats = false;
   bool quiet = false;
 };
@@ -197,6 +202,10 @@ int main(int argc, char** argv) {
   cli.add_option("--lb-model", options.lb_model,
                  "sets FLEXMPI_LB_MODEL (default: weight, the work of each individual)")
       ->check(CLI::IsMember({"count", "nnz", "weight"}));
+  cli.add_option("--row-weight", options.row_weight,
+                 "weight model: each individual's forecast work over the next sampling interval "
+                 "(next, from the timers of its state) or its work in the last one (last)")
+      ->check(CLI::IsMember({"next", "last"}));
   cli.add_option("--sampling-interval", options.sampling_interval,
                  "sets FLEXMPI_SAMPLING_INTERVAL (default: the steps of one simulated day)")
       ->check(CLI::Range(1, 1'000'000));
@@ -204,6 +213,14 @@ int main(int argc, char** argv) {
   cli.add_option("--total-contacts", options.total_contacts)
       ->group("")  // set by the running processes for the ones a policy spawns
       ->check(CLI::Range(0LL, 2'000'000'000LL));
+  cli.add_flag("--transport", options.transport,
+               "daily trips between the districts (gravity model, Alg. 11 line 11)");
+  cli.add_option("--travel-fraction", options.trips.travel_fraction,
+                 "with --transport: share of the population travelling each day")
+      ->check(CLI::Range(0.0, 1.0));
+  cli.add_option("--trip-contacts", options.trips.contacts_per_trip,
+                 "with --transport: residents a traveller meets at the destination")
+      ->check(CLI::Range(0, 1000));
   cli.add_flag("--static", options.static_mode, "no balancing (FLEXMPI_POLICY=none): same code");
   cli.add_flag("--graph-stats", options.graph_stats,
                "print the contact graph's degree statistics and exit");
@@ -225,6 +242,7 @@ int main(int argc, char** argv) {
   setenv("FLEXMPI_LB_MODEL", "weight", 0);  // EpiGraph's work follows the epidemic (thesis 6.2)
   const std::string lb_model = std::getenv("FLEXMPI_LB_MODEL");
   const bool weight_model = lb_model == "weight";
+  const bool weight_from_last_interval = weight_model && options.row_weight == "last";
   // The interval the library closes is the one whose weights must be fresh.
   const int sampling_interval = std::atoi(std::getenv("FLEXMPI_SAMPLING_INTERVAL"));
 
@@ -287,6 +305,7 @@ int main(int argc, char** argv) {
 
   const epigraph::EpidemicParameters parameters;
   const EpidemicModel model(parameters, options.seed, options.step_minutes);
+  const epigraph::Transportation transportation(population, options.seed, options.trips);
   people.state = allocate<std::uint8_t>(static_cast<std::size_t>(count));
   people.minutes_left = allocate<int>(static_cast<std::size_t>(count));
   std::fill_n(people.state, count, epigraph::susceptible);
@@ -314,9 +333,11 @@ int main(int argc, char** argv) {
   check(XMPI_Register_vector(&people.minutes_left, population, MPI_INT, XMPI_DISTRIBUTED),
         "XMPI_Register_vector(minutes_left)");
   // Weight model: the per-row weight given to the balancer is each
-  // individual's mean work per step over the last sampling interval,
-  // replicated because XMPI_Eval_reconfig takes the weight of every row.
-  if (weight_model) {
+  // individual's mean work per step over the next sampling interval
+  // (forecast) or the last one (accumulated in interval_work, which moves
+  // with the rows), replicated because XMPI_Eval_reconfig takes the weight
+  // of every row.
+  if (weight_from_last_interval) {
     people.interval_work = allocate<double>(static_cast<std::size_t>(count));
     std::fill_n(people.interval_work, count, 0.0);
     check(XMPI_Register_vector(&people.interval_work, population, MPI_DOUBLE, XMPI_DISTRIBUTED),
@@ -345,13 +366,23 @@ int main(int argc, char** argv) {
   for (long long step = first_step; step < total_steps && !removed; ++step) {
     check(XMPI_Monitor_si_init(), "XMPI_Monitor_si_init");
     epigraph::update_status(people, count, displ, model, step);
-    const long long work =
-        epigraph::compute_spread(people, count, displ, displs, model, step, outgoing);
+    epigraph::StepWork work;
+    if (options.transport && step % steps_per_day == 0) {  // Alg. 11 line 11, once a day
+      epigraph::DistrictInfectious infectious;
+      transportation.count_infectious(people, count, displ, infectious);
+      MPI_Allreduce(MPI_IN_PLACE, infectious.symptomatic.data(), epigraph::kDistricts,
+                    MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, infectious.asymptomatic.data(), epigraph::kDistricts,
+                    MPI_LONG_LONG, MPI_SUM, XMPI_COMM_WORLD);
+      work += transportation.travel(people, count, displ, displs, model, infectious, step,
+                                    static_cast<int>(step / steps_per_day), outgoing);
+    }
+    work += epigraph::compute_spread(people, count, displ, displs, model, step, outgoing);
     exchange_infections(outgoing, incoming);
     for (const int individual : incoming)
       epigraph::infect(people, individual - displ, individual, model, step);
-    day[epigraph::state_count] += work;
-    if (weight_model) check(XMPI_Set_work(static_cast<double>(work)), "XMPI_Set_work");
+    day[epigraph::state_count] += work.operations();
+    if (weight_model) check(XMPI_Set_work(work.cost()), "XMPI_Set_work");
 
     const bool interval_ends = (step + 1) % sampling_interval == 0;
     if ((step + 1) % steps_per_day == 0) {
@@ -365,9 +396,14 @@ int main(int argc, char** argv) {
     }
     if (weight_model && interval_ends) {
       local_weight.resize(static_cast<std::size_t>(count));
-      for (int i = 0; i < count; ++i) {
-        local_weight[i] = people.interval_work[i] / sampling_interval;
-        people.interval_work[i] = 0.0;
+      if (weight_from_last_interval) {
+        for (int i = 0; i < count; ++i) {
+          local_weight[i] = people.interval_work[i] / sampling_interval;
+          people.interval_work[i] = 0.0;
+        }
+      } else {
+        epigraph::forecast_work(people, count, sampling_interval * options.step_minutes,
+                                parameters, local_weight);
       }
       MPI_Allgatherv(local_weight.data(), count, MPI_DOUBLE, row_weight.data(), counts.data(),
                      displs.data(), MPI_DOUBLE, XMPI_COMM_WORLD);
@@ -441,11 +477,12 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "flexmpi-epigraph: population=%d contacts=%lld days=%d step_minutes=%d iterations=%lld "
-        "processes=%d peak_processes=%d mode=%s lb_model=%s moves=%d attack_rate=%.4f peak_day=%d "
+        "processes=%d peak_processes=%d mode=%s lb_model=%s row_weight=%s transport=%s moves=%d attack_rate=%.4f peak_day=%d "
         "dead=%lld "
         "curve_checksum=%016llx generation=%.3f s time=%.3f s\n",
         population, total_contacts, options.days, options.step_minutes, total_steps, nprocs,
-        peak_processes, options.static_mode ? "static" : "balanced", lb_model.c_str(), moves,
+        peak_processes, options.static_mode ? "static" : "balanced", lb_model.c_str(),
+        weight_model ? options.row_weight.c_str() : "-", options.transport ? "on" : "off", moves,
         1.0 - static_cast<double>(last[epigraph::susceptible]) / population, peak_day,
         last[epigraph::dead], static_cast<unsigned long long>(checksum), generation_seconds,
         elapsed);

@@ -1,10 +1,12 @@
 // Serial tests of flexmpi-epigraph's parts (label "unit;epigraph"): the
-// per-row work of the weight model, the generator's graph, the counter-based
-// random numbers, and a time step giving the same epidemic whatever the row
-// blocks (the MPI tests check the same through the whole program).
+// per-row work of the weight model and its forecast, the generator's graph,
+// the counter-based random numbers, the trips between districts, and time
+// steps giving the same epidemic whatever the row blocks (the MPI tests
+// check the same through the whole program).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "epidemic_model.hpp"
 #include "simulation.hpp"
 #include "social_graph.hpp"
+#include "transportation.hpp"
 
 namespace epigraph {
 namespace {
@@ -56,13 +59,99 @@ TEST(WeightModel, AnInfectiousIndividualCostsItsDegree) {
   people.state[2] = latent;
   people.minutes_left[2] = 1000;
   std::vector<std::vector<int>> outgoing(1);
-  const long long work = compute_spread(people, 6, 0, {0}, model, 0, outgoing);
-  EXPECT_EQ(work, 6 + 5);  // one update each, plus the infectious individual's 5 contacts
-  EXPECT_EQ(people.interval_work[0], 6.0);
-  for (int i = 1; i < 6; ++i) EXPECT_EQ(people.interval_work[i], 1.0) << "individual " << i;
+  const StepWork work = compute_spread(people, 6, 0, {0}, model, 0, outgoing);
+  EXPECT_EQ(work.updates, 6);   // one update each
+  EXPECT_EQ(work.contacts, 5);  // the infectious individual's 5 contacts
+  EXPECT_EQ(work.operations(), 6 + 5);
+  EXPECT_DOUBLE_EQ(work.cost(), 6 * kUpdateCost + 5);
+  EXPECT_DOUBLE_EQ(people.interval_work[0], kUpdateCost + 5);
+  for (int i = 1; i < 6; ++i) {
+    EXPECT_DOUBLE_EQ(people.interval_work[i], kUpdateCost) << "individual " << i;
+  }
   people.state[3] = infectious_asymptomatic;  // a leaf: degree 1
-  EXPECT_EQ(compute_spread(people, 6, 0, {0}, model, 1, outgoing), 6 + 5 + 1);
-  EXPECT_EQ(people.interval_work[3], 1.0 + 2.0);
+  EXPECT_EQ(compute_spread(people, 6, 0, {0}, model, 1, outgoing).contacts, 5 + 1);
+  EXPECT_DOUBLE_EQ(people.interval_work[3], 2 * kUpdateCost + 1);
+  free_population(people);
+}
+
+TEST(WeightModel, TheForecastFollowsTheTimersOfEachState) {
+  // A star again: individual 0 has degree 5, the leaves degree 1.
+  const LocalGraph star{{0, 5, 6, 7, 8, 9, 10},
+                        {1, 2, 3, 4, 5, 0, 0, 0, 0, 0},
+                        std::vector<std::uint8_t>(10, household)};
+  Population people = make_block(star, 0, 6);
+  const EpidemicParameters parameters;
+  constexpr int kDay = kMinutesPerDay;
+  people.state[0] = latent;  // infectious for the last quarter of the day
+  people.minutes_left[0] = 3 * kDay / 4;
+  people.state[1] = infectious_symptomatic;  // all day
+  people.minutes_left[1] = 2 * kDay;
+  people.state[2] = infectious_asymptomatic;  // half the day
+  people.minutes_left[2] = kDay / 2;
+  people.state[3] = latent;  // infectious only after the horizon
+  people.minutes_left[3] = 2 * kDay;
+  people.state[4] = hospitalized;  // isolated: no contacts tried
+  people.minutes_left[4] = kDay;
+  std::vector<double> weight(6, -1.0);
+  forecast_work(people, 6, kDay, parameters, weight);
+  EXPECT_DOUBLE_EQ(weight[0], kUpdateCost + 5 * 0.25);
+  EXPECT_DOUBLE_EQ(weight[1], kUpdateCost + 1.0);
+  EXPECT_DOUBLE_EQ(weight[2], kUpdateCost + 0.5);
+  EXPECT_DOUBLE_EQ(weight[3], kUpdateCost);
+  EXPECT_DOUBLE_EQ(weight[4], kUpdateCost);
+  EXPECT_DOUBLE_EQ(weight[5], kUpdateCost);  // susceptible
+  // A latent individual's infectious time in a long horizon is the mean period at most.
+  forecast_work(people, 1, 30 * kDay, parameters, weight);
+  const double mean_infectious = parameters.infectious_days * kDay;
+  EXPECT_DOUBLE_EQ(weight[0], kUpdateCost + 5 * mean_infectious / (30.0 * kDay));
+  free_population(people);
+}
+
+// The forecast is right: over a day it gives each individual's work in
+// that day, measured by stepping the epidemic, up to the few infected in
+// the day and infectious before it ends (latent at least 0.95 days), and
+// far better than the work of the day before.
+TEST(WeightModel, TheForecastMatchesTheNextDaysWork) {
+  constexpr int kPopulation = 2000;
+  EpidemicParameters parameters;
+  parameters.transmission_per_day = {1.0, 1.0, 1.0};
+  constexpr int kStep = 30;
+  constexpr int kStepsPerDay = kMinutesPerDay / kStep;
+  const EpidemicModel model(parameters, 8, kStep);
+  const LocalGraph graph = generate_local_graph(kPopulation, 8, 0, kPopulation);
+  Population people = make_block(graph, 0, kPopulation);
+  for (const int index_case : {10, 700, 1900}) {
+    people.state[index_case] = infectious_symptomatic;
+    people.minutes_left[index_case] = model.duration_minutes(index_case, infectious_symptomatic, 0);
+  }
+  std::vector<std::vector<int>> none(1);
+  long long step = 0;
+  auto step_one_day = [&] {  // returns each individual's mean work per step
+    std::fill_n(people.interval_work, kPopulation, 0.0);
+    for (const long long end = step + kStepsPerDay; step < end; ++step) {
+      update_status(people, kPopulation, 0, model, step);
+      compute_spread(people, kPopulation, 0, {0}, model, step, none);
+    }
+    std::vector<double> work(people.interval_work, people.interval_work + kPopulation);
+    for (double& w : work) w /= kStepsPerDay;
+    return work;
+  };
+  for (int day = 0; day < 3; ++day) step_one_day();  // latent and infectious individuals
+  const std::vector<double> last = step_one_day();
+  std::vector<double> forecast(kPopulation);
+  forecast_work(people, kPopulation, kMinutesPerDay, parameters, forecast);
+  const std::vector<double> measured = step_one_day();
+  double measured_total = 0.0, forecast_total = 0.0, forecast_error = 0.0, last_error = 0.0;
+  for (int i = 0; i < kPopulation; ++i) {
+    measured_total += measured[i];
+    forecast_total += forecast[i];
+    forecast_error += std::abs(forecast[i] - measured[i]);
+    last_error += std::abs(last[i] - measured[i]);
+  }
+  EXPECT_GT(measured_total, 1.0 * kPopulation);  // the epidemic is under way
+  EXPECT_NEAR(forecast_total, measured_total, 0.03 * measured_total);
+  EXPECT_LT(forecast_error, 0.05 * measured_total);
+  EXPECT_GT(last_error, 5 * forecast_error);
   free_population(people);
 }
 
@@ -125,62 +214,136 @@ TEST(EpidemicModel, DurationsAreWholeStepsAroundTheMean) {
   }
 }
 
-// Steps of the whole population as one block and as three blocks (the
-// infections owed to other blocks handed over as MPI_Alltoallv would) give
-// the same states.
-TEST(Simulation, TheSameEpidemicWhateverTheBlocks) {
-  constexpr int kPopulation = 2000;
-  EpidemicParameters parameters;
-  parameters.transmission_per_day = {3.0, 3.0, 3.0};  // a fast epidemic: something to compare
-  const EpidemicModel model(parameters, 4, 60);
-  const LocalGraph graph = generate_local_graph(kPopulation, 4, 0, kPopulation);
-  const std::vector<int> first_rows = {0, 500, 1400};
+TEST(Transportation, TripsFollowTheGravityModel) {
+  constexpr int kPopulation = 80'000;
+  const TransportParameters parameters{0.05, 10};
+  const Transportation transportation(kPopulation, 3, parameters);
+  for (int from = 0; from < kDistricts; ++from) {
+    double total = 0.0;
+    for (int to = 0; to < kDistricts; ++to) total += transportation.trip_share(from, to);
+    EXPECT_NEAR(total, 1.0, 1e-12);
+    EXPECT_EQ(transportation.trip_share(from, from), 0.0);
+  }
+  // From the centre (district 3, at the origin), district 2 at (8, -3) km is
+  // sqrt(73) km away and district 5 at (12, 9) km 15 km: their attractions
+  // are in the ratio (P_2 / 73) / (P_5 / 225).
+  const double p2 = district_begin(3, kPopulation) - district_begin(2, kPopulation);
+  const double p5 = district_begin(6, kPopulation) - district_begin(5, kPopulation);
+  EXPECT_NEAR(transportation.trip_share(3, 2) / transportation.trip_share(3, 5),
+              (p2 / 73.0) / (p5 / 225.0), 1e-9);
+  // Sampled trips: the travelling share and the destinations of the centre's residents.
+  std::array<long long, kDistricts> to_from_centre{};
+  long long trips = 0, centre_trips = 0;
+  for (int day = 0; day < 20; ++day) {
+    for (int i = 0; i < kPopulation; ++i) {
+      const int to = transportation.destination(i, day);
+      if (to < 0) continue;
+      ++trips;
+      ASSERT_NE(to, transportation.home(i));
+      if (transportation.home(i) == 3) ++to_from_centre[to], ++centre_trips;
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(trips) / (20.0 * kPopulation), 0.05, 0.002);
+  for (int to = 0; to < kDistricts; ++to) {
+    EXPECT_NEAR(static_cast<double>(to_from_centre[to]) / centre_trips,
+                transportation.trip_share(3, to), 0.01)
+        << "district " << to;
+  }
+  EXPECT_EQ(transportation.destination(123, 4), transportation.destination(123, 4));
+}
+
+struct Outcome {
+  std::vector<std::uint8_t> state;
+  std::vector<int> minutes_left;
+  bool operator==(const Outcome&) const = default;
+  long long infected() const {
+    return std::count_if(state.begin(), state.end(), [](std::uint8_t s) { return s != susceptible; });
+  }
+};
+
+// Steps `days` of an epidemic on `first_rows` blocks (infections owed to
+// other blocks handed over as MPI_Alltoallv would), with or without daily
+// trips; returns every individual's state and its timer.
+Outcome run_blocks(const LocalGraph& graph, const std::vector<int>& first_rows,
+                                     const EpidemicModel& model,
+                                     const Transportation* transportation, int days) {
+  const int population = static_cast<int>(graph.row_start.size()) - 1;
+  const int steps_per_day = kMinutesPerDay / model.step_minutes();
+  const std::size_t nblocks = first_rows.size();
+  auto end_of = [&](std::size_t b) { return b + 1 < nblocks ? first_rows[b + 1] : population; };
   std::vector<Population> blocks;
-  Population whole = make_block(graph, 0, kPopulation);
-  for (std::size_t b = 0; b < first_rows.size(); ++b) {
-    const int end = b + 1 < first_rows.size() ? first_rows[b + 1] : kPopulation;
-    blocks.push_back(make_block(graph, first_rows[b], end - first_rows[b]));
+  for (std::size_t b = 0; b < nblocks; ++b) {
+    blocks.push_back(make_block(graph, first_rows[b], end_of(b) - first_rows[b]));
   }
   for (const int index_case : {10, 700, 1900}) {
-    whole.state[index_case] = infectious_symptomatic;
-    whole.minutes_left[index_case] = model.duration_minutes(index_case, infectious_symptomatic, 0);
-    const auto b =
-        std::upper_bound(first_rows.begin(), first_rows.end(), index_case) - first_rows.begin() - 1;
-    blocks[b].state[index_case - first_rows[b]] = whole.state[index_case];
-    blocks[b].minutes_left[index_case - first_rows[b]] = whole.minutes_left[index_case];
+    const auto b = static_cast<std::size_t>(
+        std::upper_bound(first_rows.begin(), first_rows.end(), index_case) - first_rows.begin() -
+        1);
+    blocks[b].state[index_case - first_rows[b]] = infectious_symptomatic;
+    blocks[b].minutes_left[index_case - first_rows[b]] =
+        model.duration_minutes(index_case, infectious_symptomatic, 0);
   }
-  int infected = 0;
-  for (long long step = 0; step < 24 * 6; ++step) {
-    std::vector<std::vector<int>> none(1);
-    update_status(whole, kPopulation, 0, model, step);
-    compute_spread(whole, kPopulation, 0, {0}, model, step, none);
-    std::vector<std::vector<std::vector<int>>> owed(blocks.size(),
-                                                    std::vector<std::vector<int>>(blocks.size()));
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      const int end = b + 1 < first_rows.size() ? first_rows[b + 1] : kPopulation;
-      update_status(blocks[b], end - first_rows[b], first_rows[b], model, step);
-      compute_spread(blocks[b], end - first_rows[b], first_rows[b], first_rows, model, step,
-                     owed[b]);
+  for (long long step = 0; step < static_cast<long long>(days) * steps_per_day; ++step) {
+    std::vector<std::vector<std::vector<int>>> owed(nblocks, std::vector<std::vector<int>>(nblocks));
+    DistrictInfectious infectious;
+    for (std::size_t b = 0; b < nblocks; ++b) {
+      update_status(blocks[b], end_of(b) - first_rows[b], first_rows[b], model, step);
+      if (transportation != nullptr) {
+        transportation->count_infectious(blocks[b], end_of(b) - first_rows[b], first_rows[b],
+                                         infectious);
+      }
     }
-    for (std::size_t from = 0; from < blocks.size(); ++from) {
-      for (std::size_t to = 0; to < blocks.size(); ++to) {
+    for (std::size_t b = 0; b < nblocks; ++b) {
+      const int count = end_of(b) - first_rows[b];
+      if (transportation != nullptr && step % steps_per_day == 0) {
+        transportation->travel(blocks[b], count, first_rows[b], first_rows, model, infectious,
+                               step, static_cast<int>(step / steps_per_day), owed[b]);
+      }
+      compute_spread(blocks[b], count, first_rows[b], first_rows, model, step, owed[b]);
+    }
+    for (std::size_t from = 0; from < nblocks; ++from) {
+      for (std::size_t to = 0; to < nblocks; ++to) {
         for (const int individual : owed[from][to]) {
           infect(blocks[to], individual - first_rows[to], individual, model, step);
         }
       }
     }
   }
-  for (int i = 0; i < kPopulation; ++i) {
-    const auto b =
-        std::upper_bound(first_rows.begin(), first_rows.end(), i) - first_rows.begin() - 1;
-    ASSERT_EQ(blocks[b].state[i - first_rows[b]], whole.state[i]) << "individual " << i;
-    ASSERT_EQ(blocks[b].minutes_left[i - first_rows[b]], whole.minutes_left[i])
-        << "individual " << i;
-    infected += whole.state[i] != susceptible;
+  Outcome outcome;
+  for (std::size_t b = 0; b < nblocks; ++b) {
+    const int count = end_of(b) - first_rows[b];
+    outcome.state.insert(outcome.state.end(), blocks[b].state, blocks[b].state + count);
+    outcome.minutes_left.insert(outcome.minutes_left.end(), blocks[b].minutes_left,
+                                blocks[b].minutes_left + count);
+    free_population(blocks[b]);
   }
-  EXPECT_GT(infected, 100);  // the epidemic went somewhere
-  free_population(whole);
-  for (Population& block : blocks) free_population(block);
+  return outcome;
+}
+
+// Six days of the whole population as one block and as three blocks give
+// the same states and timers.
+TEST(Simulation, TheSameEpidemicWhateverTheBlocks) {
+  constexpr int kPopulation = 2000;
+  EpidemicParameters parameters;
+  parameters.transmission_per_day = {3.0, 3.0, 3.0};  // a fast epidemic: something to compare
+  const EpidemicModel model(parameters, 4, 60);
+  const LocalGraph graph = generate_local_graph(kPopulation, 4, 0, kPopulation);
+  const Outcome whole = run_blocks(graph, {0}, model, nullptr, 6);
+  EXPECT_EQ(run_blocks(graph, {0, 500, 1400}, model, nullptr, 6), whole);
+  EXPECT_GT(whole.infected(), 100);  // the epidemic went somewhere
+}
+
+TEST(Transportation, TheSameEpidemicWhateverTheBlocksAndTripsSpreadIt) {
+  constexpr int kPopulation = 2000;
+  EpidemicParameters parameters;
+  parameters.transmission_per_day = {0.5, 0.5, 0.5};
+  const EpidemicModel model(parameters, 4, 60);
+  const LocalGraph graph = generate_local_graph(kPopulation, 4, 0, kPopulation);
+  const Transportation transportation(kPopulation, 4, TransportParameters{0.2, 20});
+  const Outcome whole = run_blocks(graph, {0}, model, &transportation, 6);
+  EXPECT_EQ(run_blocks(graph, {0, 500, 1400}, model, &transportation, 6), whole);
+  const Outcome home = run_blocks(graph, {0}, model, nullptr, 6);
+  EXPECT_GT(whole.infected(), home.infected() + 20) << "trips added no infections";
 }
 
 }  // namespace

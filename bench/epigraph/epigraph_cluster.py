@@ -10,7 +10,8 @@ machine's core counted as --reference-speed GFLOPS (default 100: the
 emulated PEs are 22-53 times slower than a real core, so the real work of
 8 processes stays well below the emulated time).
 
-- Balancing (Figs. 6.2-6.6): static, count, nnz and weight on a homogeneous
+- Balancing (Figs. 6.2-6.6): static, count, nnz and weight (forecast, and
+  weight-last: the last interval's work per row) on a homogeneous
   cluster (8 PEs of class C6) and on the heterogeneous one (2 PEs of each
   Table 6.4 class): median wall time of the simulation loop, ratio to
   static, resource consumption (time x PEs, Fig. 6.3), moves, and the median
@@ -44,7 +45,9 @@ CLUSTERS = {
     # 2 PEs of each class (mpiexec fills them in order), then 4 idle C8 PEs for SMP.
     "heterogeneous": "c1a:C1:2\nc7a:C7:2\nc6a:C6:2\nc8a:C8:2\nc8b:C8:4\n",
 }
-MODES = ["static", "count", "nnz", "weight"]
+# weight: each row's forecast work over the next interval (--row-weight next, the
+# default); weight-last: its work in the last interval (--row-weight last).
+MODES = ["static", "count", "nnz", "weight-last", "weight"]
 SUMMARY = re.compile(r"peak_processes=(\d+).*moves=(\d+).*curve_checksum=([0-9a-f]+)"
                      r".*\btime=([0-9.]+) s")
 
@@ -66,9 +69,11 @@ def run(args, cluster, mode, trace, extra_env=None):
     program = os.path.join(args.build, "apps", "epigraph", "flexmpi-epigraph")
     command = ["mpiexec", "-n", "8", program, "--class", args.problem_class, "--days",
                str(args.days), "--step-minutes", str(args.step_minutes), "--quiet",
-               "--lb-model", "count" if mode == "static" else "weight" if mode == "smp" else mode]
+               "--lb-model", {"static": "count", "smp": "weight", "weight-last": "weight"}.get(mode, mode)]
     if mode == "static":
         command.append("--static")
+    if mode == "weight-last":
+        command += ["--row-weight", "last"]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)
     match = SUMMARY.search(out.stdout)
     if out.returncode != 0 or not match:
@@ -91,7 +96,15 @@ def main():
                         help="GFLOPS this machine's core counts as (Table 6.4 classes: 1.90-4.62)")
     parser.add_argument("--grow-day", type=int, default=15)
     parser.add_argument("--shrink-day", type=int, default=45)
+    parser.add_argument("--modes", default=",".join(MODES + ["smp"]),
+                        help="comma-separated subset of " + ", ".join(MODES + ["smp"]) +
+                        " (static is always run: the ratios are to it)")
+    parser.add_argument("--clusters", default=",".join(CLUSTERS),
+                        help="comma-separated subset of " + ", ".join(CLUSTERS))
     args = parser.parse_args()
+    clusters = args.clusters.split(",")
+    if not set(clusters) <= set(CLUSTERS):
+        sys.exit(f"--clusters: expected some of {list(CLUSTERS)}, got {args.clusters}")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "classes.txt"), "w") as stream:
         stream.write(CLASSES + f"X {args.reference_speed}\n")
@@ -105,7 +118,13 @@ def main():
                      f"{args.shrink_day * steps_per_day} remove 4\n")
     smp_env = {"FLEXMPI_POLICY": "smp", "FLEXMPI_SCHEDULE": schedule}
 
-    configurations = [(c, m) for c in CLUSTERS for m in MODES] + [("heterogeneous", "smp")]
+    chosen = set(args.modes.split(",")) | {"static"}
+    unknown = chosen - set(MODES + ["smp"])
+    if unknown:
+        sys.exit(f"--modes: unknown {sorted(unknown)}; expected some of {MODES + ['smp']}")
+    configurations = [(c, m) for c in clusters for m in MODES if m in chosen]
+    if "smp" in chosen and "heterogeneous" in clusters:
+        configurations.append(("heterogeneous", "smp"))
     results = {c: [] for c in configurations}
     checksums = set()
     for repeat in range(args.repeats):
@@ -125,7 +144,7 @@ def main():
     print("| cluster | mode | median time (s) | runs (s) | time / static | PE-seconds (median) | "
           "PE-s / static | moves (median) | imbalance (median) | peak processes |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for cluster in CLUSTERS:
+    for cluster in clusters:
         static = results[(cluster, "static")]
         static_time = statistics.median(r[0] for r in static)
         static_pe = statistics.median(r[4] for r in static)
@@ -143,6 +162,8 @@ def main():
     plot = os.path.join(args.build, "tools", "flexmpi-plot")
     for cluster, mode in (("heterogeneous", "weight"), ("heterogeneous", "smp"),
                           ("homogeneous", "weight")):
+        if (cluster, mode) not in results:
+            continue
         trace = os.path.join(args.out, f"{cluster}_{mode}_1.jsonl")
         subprocess.run([plot, trace, "-o", os.path.join(args.out, f"plots_{cluster}_{mode}")],
                        check=True, capture_output=True)

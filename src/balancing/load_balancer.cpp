@@ -85,25 +85,35 @@ LoadBalancer::LoadBalancer(const Config& config)
       partitioner_(make_partitioner(config.partitioner)) {}
 
 PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
-  // Per process, the median time per iteration over the evidence window,
-  // scaled to the latest interval's iterations: the partitioners read one
-  // interval. A burst shorter than half the window does not move the median.
+  // Per process, the median over the evidence window of the time per
+  // iteration that the latest interval's work takes at each interval's speed
+  // (metric per second), scaled to the latest interval's iterations: the
+  // partitioners read one interval. A burst shorter than half the window
+  // does not move the median. The median of the times themselves (until
+  // issue 14) lags behind a workload that changes between intervals:
+  // EpiGraph's work per block grows by a third a day while its epidemic
+  // rises, and the median time of the last three days, set against the
+  // latest day's work, made every growing block look faster than it is.
+  // With the same work in every interval both are the same.
   const IntervalReport& latest = evidence_.back();
   PartitionInput input;
   input.global_size = situation.global_size;
   input.current = situation.current;
   input.row_work = situation.row_work;
   for (std::size_t p = 0; p < latest.processes.size(); ++p) {
+    const ProcessInterval& now = latest.processes[p];
+    const double iterations = now.iterations;
+    const double work_now = iterations > 0 ? now.metric / iterations : 0.0;
     std::vector<double> per_iteration;
     for (const IntervalReport& report : evidence_) {
       const ProcessInterval& interval = report.processes[p];
-      if (interval.iterations > 0) {
-        per_iteration.push_back(interval.effective_computation(dedicated_threshold_) /
-                                interval.iterations);
-      }
+      if (interval.iterations == 0) continue;
+      const double seconds =
+          interval.effective_computation(dedicated_threshold_) / interval.iterations;
+      const double work = interval.metric / interval.iterations;
+      // Without work measured (an empty block) the time is all there is.
+      per_iteration.push_back(work > 0.0 && work_now > 0.0 ? seconds * work_now / work : seconds);
     }
-    const ProcessInterval& now = latest.processes[p];
-    const double iterations = now.iterations;
     const double time = median(per_iteration) * iterations;
     input.computation_time.push_back(time);
     input.iterations.push_back(iterations);

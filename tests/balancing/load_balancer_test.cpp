@@ -87,6 +87,26 @@ TEST(LoadBalancer, SpeedsAreTheMeanOverTheConfirmingIntervals) {
   EXPECT_EQ(decision.after, (Decomposition{{667, 0}, {333, 667}}));
 }
 
+// The weight model on a growing workload (EpiGraph's epidemic): rank 1's
+// work doubles every interval, at the speed of rank 0. Its latest work must
+// be timed at its speed, not by the median of its earlier, shorter intervals
+// (which made it look 1.5 times faster and gave it 57 % of the rows' weight).
+TEST(LoadBalancer, AGrowingWorkloadIsTimedAtItsLatestSize) {
+  LoadBalancer balancer(Config{});  // confirm 2, window 5
+  const Decomposition current = {{500, 0}, {500, 500}};
+  LoadBalancer::Situation weighted = situation(current);
+  weighted.row_work.assign(1000, 1.0);
+  for (int row = 500; row < 1000; ++row) weighted.row_work[row] = 4.0;  // rank 1's rows now
+  // (work per iteration / 10, seconds): rank 1 does 2x, then 4x rank 0's work.
+  balancer.evaluate(dedicated_report({{500, 1.0}, {1000, 2.0}}), weighted, {});
+  const BalanceDecision decision =
+      balancer.evaluate(dedicated_report({{500, 1.0}, {2000, 4.0}}), weighted, {});
+  ASSERT_TRUE(decision.changed);
+  // Equal speeds: equal shares of the 2,500 units of weight, 1,250 each:
+  // rank 0 takes its 500 rows of 1 and 187 or 188 rows of 4.
+  EXPECT_NEAR(static_cast<double>(decision.after[0].count), 687.5, 1.0);
+}
+
 TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
   LoadBalancer balancer(Config{});
   const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
