@@ -9,7 +9,8 @@ interval) and each constraint of --constraints, one FLEXMPI_POLICY=amp run;
 beside them a static run (FLEXMPI_POLICY=lb on the 8). Repeated --runs times.
 With --profile (for an irregular program, EpiGraph: thesis 5.3.1) the AMP
 runs take their work per interval from the trace of that repetition's static
-run (FLEXMPI_PROFILE).
+run (FLEXMPI_PROFILE), and the goal is that much faster than the static run's
+traced time (the profile's intervals summed) instead of a prediction.
 
 Per run it reads from the trace: the goal in seconds (amp.goal_seconds), the
 completion time (the program's loop time), their difference (target: within

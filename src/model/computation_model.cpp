@@ -115,6 +115,15 @@ WorkProfile WorkProfile::parse(std::istream& in, std::string_view source) {
   return profile;
 }
 
+double WorkProfile::traced_seconds() const {
+  double seconds = 0.0;
+  for (const ProfiledInterval& p : intervals_) {
+    if (!(p.seconds > 0.0)) return 0.0;
+    seconds += p.seconds;
+  }
+  return seconds;
+}
+
 const ProfiledInterval* WorkProfile::find(int interval) const {
   const auto it = std::lower_bound(intervals_.begin(), intervals_.end(), interval,
                                    [](const ProfiledInterval& p, int i) { return p.interval < i; });

@@ -57,6 +57,9 @@ class WorkProfile {
   /// The profiled interval `interval`, or nullptr when the profile has none.
   [[nodiscard]] const ProfiledInterval* find(int interval) const;
   [[nodiscard]] const std::vector<ProfiledInterval>& intervals() const { return intervals_; }
+  /// The profiled run's time: the sum of its intervals' wall times (slowest
+  /// process); 0 when an interval has none traced.
+  [[nodiscard]] double traced_seconds() const;
 
  private:
   std::vector<ProfiledInterval> intervals_;  // sorted by interval

@@ -7,6 +7,7 @@
 #include "config/config.hpp"
 #include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
+#include "model/computation_model.hpp"
 
 namespace flexmpi {
 namespace {
@@ -110,6 +111,14 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         dedicated_threshold_, input.communication});
     situation->remaining_time_ratio = remaining_time_ratio(input.report);
     learning_.learn_and_apply(*situation);
+    const double profiled_run = work_profile_ ? work_profile_->traced_seconds() : 0.0;
+    if (!goal_ && speedup_ && profiled_run > 0.0) {
+      // A profile of the static run: its time is known, not predicted.
+      // Predicted from one quiet interval of EpiGraph and the profile's
+      // ratio, the same 33.7 s run came out as 21-45 s (docs/benchmarks.md,
+      // "AMP on EpiGraph").
+      goal_ = profiled_run * (1.0 - *speedup_);
+    }
     if (!goal_ && speedup_ && iterations > 0 && learning_.ready()) {
       // FLEXMPI_GOAL_SPEEDUP: the static run (the initial processes,
       // balanced) predicted at its first balanced interval: the time so far

@@ -132,6 +132,8 @@ TEST(ComputationModel, RemainingTimeRatioFollowsTheProfileToTheEnd) {
             R"({"interval":2,"iterations":30,"metric_count":[9,9],"wall_time":[0.3,0.3]})");
   EXPECT_DOUBLE_EQ(timed.find(1)->seconds, 0.5);
   EXPECT_NEAR(remaining_time_ratio(timed, 0), 2.0, 1e-12);
+  EXPECT_NEAR(timed.traced_seconds(), 0.1 + 0.5 + 0.3, 1e-12);
+  EXPECT_DOUBLE_EQ(profile.traced_seconds(), 0.0);  // no wall time traced
 }
 
 TEST(ComputationModel, SpreadWorkOverACandidatePartition) {
