@@ -402,8 +402,8 @@ int main(int argc, char** argv) {
           people.interval_work[i] = 0.0;
         }
       } else {
-        epigraph::forecast_work(people, count, sampling_interval * options.step_minutes,
-                                parameters, local_weight);
+        epigraph::forecast_work(people, count, sampling_interval * options.step_minutes, parameters,
+                                local_weight);
       }
       MPI_Allgatherv(local_weight.data(), count, MPI_DOUBLE, row_weight.data(), counts.data(),
                      displs.data(), MPI_DOUBLE, XMPI_COMM_WORLD);
@@ -477,7 +477,8 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "flexmpi-epigraph: population=%d contacts=%lld days=%d step_minutes=%d iterations=%lld "
-        "processes=%d peak_processes=%d mode=%s lb_model=%s row_weight=%s transport=%s moves=%d attack_rate=%.4f peak_day=%d "
+        "processes=%d peak_processes=%d mode=%s lb_model=%s row_weight=%s transport=%s moves=%d "
+        "attack_rate=%.4f peak_day=%d "
         "dead=%lld "
         "curve_checksum=%016llx generation=%.3f s time=%.3f s\n",
         population, total_contacts, options.days, options.step_minutes, total_steps, nprocs,

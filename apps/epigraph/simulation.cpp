@@ -50,7 +50,8 @@ void deliver_infection(Population& people, int count, int displ, const std::vect
     return;
   }
   // The last block starting at or before the individual owns it (empty blocks skipped).
-  const auto owner = std::upper_bound(displs.begin(), displs.end(), individual) - displs.begin() - 1;
+  const auto owner =
+      std::upper_bound(displs.begin(), displs.end(), individual) - displs.begin() - 1;
   outgoing[static_cast<std::size_t>(owner)].push_back(individual);
 }
 

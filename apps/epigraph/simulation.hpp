@@ -44,7 +44,9 @@ struct StepWork {
   /// Both counted alike: the work column of the epidemic curve (Fig. 6.1).
   [[nodiscard]] long long operations() const { return updates + contacts; }
   /// In kUpdateCost units: what XMPI_Set_work and the per-row weights are in.
-  [[nodiscard]] double cost() const { return static_cast<double>(contacts) + kUpdateCost * static_cast<double>(updates); }
+  [[nodiscard]] double cost() const {
+    return static_cast<double>(contacts) + kUpdateCost * static_cast<double>(updates);
+  }
 };
 
 /// Frees every buffer of `people` (std::free).
@@ -74,16 +76,16 @@ void deliver_infection(Population& people, int count, int displ, const std::vect
 /// degree in contacts tried: its cost is added to people.interval_work (if
 /// not null) and the block's total is returned.
 StepWork compute_spread(Population& people, int count, int displ, const std::vector<int>& displs,
-                         const EpidemicModel& model, long long step,
-                         std::vector<std::vector<int>>& outgoing);
+                        const EpidemicModel& model, long long step,
+                        std::vector<std::vector<int>>& outgoing);
 
 /// The weight model's forecast (`--row-weight next`): each individual's mean
 /// work per step over the next `horizon_minutes`, read from the timers of its
 /// state, in StepWork::cost units. An infectious individual costs its update
 /// and its degree while it stays infectious; a latent one from the minute it
 /// becomes infectious (for the mean infectious period at most, its own is
-/// drawn only then); everyone else costs the update. A susceptible individual infected within the horizon stays latent
-/// for at least half the mean latent period (0.95 days), so over a horizon of
+/// drawn only then); everyone else costs the update. A susceptible individual infected within the
+/// horizon stays latent for at least half the mean latent period (0.95 days), so over a horizon of
 /// a day the forecast misses almost nothing; the work of the last interval
 /// (`--row-weight last`) instead misses every latent individual that turns
 /// infectious, which is where the epidemic grows (docs/benchmarks.md).

@@ -257,7 +257,8 @@ struct Outcome {
   std::vector<int> minutes_left;
   bool operator==(const Outcome&) const = default;
   long long infected() const {
-    return std::count_if(state.begin(), state.end(), [](std::uint8_t s) { return s != susceptible; });
+    return std::count_if(state.begin(), state.end(),
+                         [](std::uint8_t s) { return s != susceptible; });
   }
 };
 
@@ -265,8 +266,7 @@ struct Outcome {
 // other blocks handed over as MPI_Alltoallv would), with or without daily
 // trips; returns every individual's state and its timer.
 Outcome run_blocks(const LocalGraph& graph, const std::vector<int>& first_rows,
-                                     const EpidemicModel& model,
-                                     const Transportation* transportation, int days) {
+                   const EpidemicModel& model, const Transportation* transportation, int days) {
   const int population = static_cast<int>(graph.row_start.size()) - 1;
   const int steps_per_day = kMinutesPerDay / model.step_minutes();
   const std::size_t nblocks = first_rows.size();
@@ -284,7 +284,8 @@ Outcome run_blocks(const LocalGraph& graph, const std::vector<int>& first_rows,
         model.duration_minutes(index_case, infectious_symptomatic, 0);
   }
   for (long long step = 0; step < static_cast<long long>(days) * steps_per_day; ++step) {
-    std::vector<std::vector<std::vector<int>>> owed(nblocks, std::vector<std::vector<int>>(nblocks));
+    std::vector<std::vector<std::vector<int>>> owed(nblocks,
+                                                    std::vector<std::vector<int>>(nblocks));
     DistrictInfectious infectious;
     for (std::size_t b = 0; b < nblocks; ++b) {
       update_status(blocks[b], end_of(b) - first_rows[b], first_rows[b], model, step);
@@ -296,8 +297,8 @@ Outcome run_blocks(const LocalGraph& graph, const std::vector<int>& first_rows,
     for (std::size_t b = 0; b < nblocks; ++b) {
       const int count = end_of(b) - first_rows[b];
       if (transportation != nullptr && step % steps_per_day == 0) {
-        transportation->travel(blocks[b], count, first_rows[b], first_rows, model, infectious,
-                               step, static_cast<int>(step / steps_per_day), owed[b]);
+        transportation->travel(blocks[b], count, first_rows[b], first_rows, model, infectious, step,
+                               static_cast<int>(step / steps_per_day), owed[b]);
       }
       compute_spread(blocks[b], count, first_rows[b], first_rows, model, step, owed[b]);
     }

@@ -71,9 +71,9 @@ void Transportation::count_infectious(const Population& people, int count, int d
 }
 
 StepWork Transportation::travel(Population& people, int count, int displ,
-                                 const std::vector<int>& displs, const EpidemicModel& model,
-                                 const DistrictInfectious& infectious, long long step, int day,
-                                 std::vector<std::vector<int>>& outgoing) const {
+                                const std::vector<int>& displs, const EpidemicModel& model,
+                                const DistrictInfectious& infectious, long long step, int day,
+                                std::vector<std::vector<int>>& outgoing) const {
   constexpr double kTripDays = 1.0;
   const EpidemicParameters& epidemic = model.parameters();
   // A susceptible visitor's chance of infection: contacts_per_trip meetings,
@@ -81,10 +81,9 @@ StepWork Transportation::travel(Population& people, int count, int displ,
   std::array<double, kDistricts> exposure{};
   for (int d = 0; d < kDistricts; ++d) {
     const double residents = begin_[d + 1] - begin_[d];
-    const double infectious_share =
-        (infectious.symptomatic[d] +
-         epidemic.asymptomatic_infectivity * infectious.asymptomatic[d]) /
-        residents;
+    const double infectious_share = (infectious.symptomatic[d] + epidemic.asymptomatic_infectivity *
+                                                                     infectious.asymptomatic[d]) /
+                                    residents;
     exposure[d] = 1.0 - std::exp(-epidemic.transmission_per_day[community] *
                                  parameters_.contacts_per_trip * infectious_share * kTripDays);
   }
@@ -109,8 +108,8 @@ StepWork Transportation::travel(Population& people, int count, int displ,
     for (int c = 0; c < parameters_.contacts_per_trip; ++c) {
       ++work.contacts;
       const auto meeting = static_cast<std::uint64_t>(c);
-      const double met = uniform(seed_, Purpose::trip_meeting, key,
-                                 static_cast<std::uint64_t>(day), meeting);
+      const double met =
+          uniform(seed_, Purpose::trip_meeting, key, static_cast<std::uint64_t>(day), meeting);
       const int resident = begin_[to] + std::min(residents - 1, static_cast<int>(met * residents));
       if (uniform(seed_, Purpose::trip_transmission, key, static_cast<std::uint64_t>(day),
                   meeting) < p) {

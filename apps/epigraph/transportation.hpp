@@ -59,8 +59,8 @@ class Transportation {
   /// once, the others go to outgoing[owner] (see deliver_infection). Returns
   /// the work: an update per trip, a contact per meeting of an infectious traveller.
   StepWork travel(Population& people, int count, int displ, const std::vector<int>& displs,
-                   const EpidemicModel& model, const DistrictInfectious& infectious,
-                   long long step, int day, std::vector<std::vector<int>>& outgoing) const;
+                  const EpidemicModel& model, const DistrictInfectious& infectious, long long step,
+                  int day, std::vector<std::vector<int>>& outgoing) const;
 
  private:
   std::uint64_t seed_;

@@ -193,7 +193,8 @@ std::vector<SettingDescriptor> malleability_settings() {
          c.goal = goal;
        }},
       {"FLEXMPI_GOAL_SPEEDUP", "goal-speedup", "(none)", "a number strictly between 0 and 1",
-       "AMP goal as a fraction faster than the static run predicted at its first balanced interval, "
+       "AMP goal as a fraction faster than the static run predicted at its first balanced "
+       "interval, "
        "or traced in FLEXMPI_PROFILE (0.35 = 35 % less time); or FLEXMPI_GOAL",
        [](Config& c, std::string_view v) { c.goal_speedup = parse_fraction(v); }},
       {"FLEXMPI_GOAL_TOLERANCE", "goal-tolerance", "0.01", "a number from 0 to below 1",

@@ -82,6 +82,30 @@ void AmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("goal_seconds")) goal_ = state["goal_seconds"].get<double>();
 }
 
+std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation,
+                                              int iterations) const {
+  const double profiled_run = work_profile_ ? work_profile_->traced_seconds() : 0.0;
+  if (profiled_run > 0.0) {
+    // A profile of the static run: its time is known, not predicted.
+    // Predicted from one quiet interval of EpiGraph and the profile's
+    // ratio, the same 33.7 s run came out as 21-45 s (docs/benchmarks.md,
+    // "AMP on EpiGraph").
+    return profiled_run * (1.0 - *speedup_);
+  }
+  if (iterations <= 0 || !learning_.ready()) return std::nullopt;
+  // The static run (the initial processes, balanced) predicted at its first
+  // balanced interval: the time so far plus that interval's time per
+  // iteration to the end. Not the first interval's (equal blocks): on Table
+  // 6.4's classes balancing alone makes 8 processes 1 - 3.28/5.06 = 35 %
+  // faster than equal blocks, so the thesis's 25-35 % goals were met without
+  // a spawn and AMP finished up to 19 % early (docs/architecture.md). With a
+  // work profile the rest follows the profiled run's time per iteration.
+  return (elapsed_ + learning_.interval_seconds() / iterations *
+                         static_cast<double>(std::max(0LL, situation.remaining_iterations)) *
+                         situation.remaining_time_ratio) *
+         (1.0 - *speedup_);
+}
+
 PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // The run's clock, not a sum of what was measured: the sum of intervals,
   // data and spawns missed what the application does between intervals
@@ -111,28 +135,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         dedicated_threshold_, input.communication});
     situation->remaining_time_ratio = remaining_time_ratio(input.report);
     learning_.learn_and_apply(*situation);
-    const double profiled_run = work_profile_ ? work_profile_->traced_seconds() : 0.0;
-    if (!goal_ && speedup_ && profiled_run > 0.0) {
-      // A profile of the static run: its time is known, not predicted.
-      // Predicted from one quiet interval of EpiGraph and the profile's
-      // ratio, the same 33.7 s run came out as 21-45 s (docs/benchmarks.md,
-      // "AMP on EpiGraph").
-      goal_ = profiled_run * (1.0 - *speedup_);
-    }
-    if (!goal_ && speedup_ && iterations > 0 && learning_.ready()) {
-      // FLEXMPI_GOAL_SPEEDUP: the static run (the initial processes,
-      // balanced) predicted at its first balanced interval: the time so far
-      // plus that interval's time per iteration to the end. Not the first
-      // interval's (equal blocks): on Table 6.4's classes balancing alone
-      // makes 8 processes 1 - 3.28/5.06 = 35 % faster than equal blocks, so
-      // the thesis's 25-35 % goals were met without a spawn and AMP finished
-      // up to 19 % early (docs/architecture.md). With a work profile the
-      // rest follows the profiled run's time per iteration.
-      goal_ = (elapsed_ + learning_.interval_seconds() / iterations *
-                              static_cast<double>(std::max(0LL, situation->remaining_iterations)) *
-                              situation->remaining_time_ratio) *
-              (1.0 - *speedup_);
-    }
+    if (!goal_ && speedup_) goal_ = speedup_goal(*situation, iterations);
     ready = learning_.ready();
     if (goal_ && ready) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
   }

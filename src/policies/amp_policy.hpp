@@ -86,6 +86,11 @@ class AmpPolicy final : public MalleabilityPolicy {
   MachineProfile profile_;
   int max_procs_ = 0;
   double dedicated_threshold_ = 0.0;
+  /// FLEXMPI_GOAL_SPEEDUP in seconds: of the profiled static run's traced
+  /// time, else of the static run predicted at the first interval the
+  /// learning is ready on (nullopt before).
+  [[nodiscard]] std::optional<double> speedup_goal(const OfferSituation& situation,
+                                                   int iterations) const;
   std::optional<double> goal_;     // FLEXMPI_GOAL, or from the speedup once predicted
   std::optional<double> speedup_;  // FLEXMPI_GOAL_SPEEDUP
   double tolerance_ = 0.01;

@@ -303,6 +303,7 @@ void ProcessManager::ensure_process_table() {
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
     resources_ = make_resource_manager(config_.resources, config_.hosts, initial_hosts_);
+    initial_hosts_ = resources_->place_initial_processes(std::move(initial_hosts_));
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);
   }
@@ -431,6 +432,7 @@ json ProcessManager::plan_spawn(const SpawnRequest& request) {
                    info_value(request.info, kBatchKey) == "1";
   Scheduler& s = scheduler();
   prepared.hosts = s.plan_spawn(request.nprocs, request.node_classes);
+  prepared.name_hosts = resources_->spawn_names_hosts();
   // Without a hostfile the caller's own "host" key, if any, places them.
   const std::string user_host = info_value(request.info, "host");
   for (std::string& host : prepared.hosts) {
@@ -494,8 +496,9 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
       check_mpi(PMPI_Info_create(&infos[k]), "MPI_Info_create");
     }
     if (!host.empty()) where += (where.empty() ? " on " : ", ") + host;
-    // An emulated node is a name only: MPI places the process on this machine.
-    if (!host.empty() && !config_.emulate_cluster) {
+    // An emulated node, or a Slurm node that is not a host name, is a name
+    // only: MPI places the process on this machine.
+    if (!host.empty() && !config_.emulate_cluster && p.name_hosts) {
       check_mpi(PMPI_Info_set(infos[k], "host", host.c_str()), "MPI_Info_set");
     }
   }

@@ -229,6 +229,8 @@ class ProcessManager {
     MPI_Info info = MPI_INFO_NULL;   // the caller's, without flexmpi keys
     bool batch = false;
     int nprocs = 0;
+    bool name_hosts =
+        true;  // the "host" key of MPI_Comm_spawn (ResourceManager::spawn_names_hosts)
   };
   std::optional<PreparedSpawn> prepared_;
 };

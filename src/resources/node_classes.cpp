@@ -77,7 +77,7 @@ double relative_speed(const std::vector<NodeClass>& classes, std::string_view na
 }
 
 std::vector<std::string> place_initial_processes(const std::vector<NodeDescription>& nodes,
-                                                 int nprocs) {
+                                                 int nprocs, std::string_view nodes_are) {
   std::vector<std::string> hosts;
   for (const NodeDescription& node : nodes) {
     for (int pe = 0; pe < node.processing_elements && static_cast<int>(hosts.size()) < nprocs;
@@ -86,9 +86,9 @@ std::vector<std::string> place_initial_processes(const std::vector<NodeDescripti
     }
   }
   if (static_cast<int>(hosts.size()) < nprocs) {
-    throw Error(Errc::bad_config, "FLEXMPI_EMULATE_CLUSTER: the hostfile's nodes have " +
-                                      std::to_string(hosts.size()) + " PEs for the " +
-                                      std::to_string(nprocs) + " processes mpiexec started");
+    throw Error(Errc::bad_config, std::string(nodes_are) + " have " + std::to_string(hosts.size()) +
+                                      " PEs for the " + std::to_string(nprocs) +
+                                      " processes mpiexec started");
   }
   return hosts;
 }

@@ -41,11 +41,14 @@ struct NodeClass {
 /// (1 for a class no line names).
 [[nodiscard]] double relative_speed(const std::vector<NodeClass>& classes, std::string_view name);
 
-/// The emulated cluster's initial placement (FLEXMPI_EMULATE_CLUSTER): the
-/// `nprocs` processes mpiexec started fill the PEs of `nodes` in the order
-/// listed, rank 0 first. Error(bad_config) if the nodes have fewer PEs.
+/// The placement of processes whose hosts are names only (the emulated
+/// cluster, FLEXMPI_EMULATE_CLUSTER; a Slurm allocation of nodes that are
+/// not host names): the `nprocs` processes mpiexec started fill the PEs of
+/// `nodes` in the order listed, rank 0 first, as mpiexec fills slots.
+/// Error(bad_config) if the nodes have fewer PEs, naming them with `nodes_are`.
 [[nodiscard]] std::vector<std::string> place_initial_processes(
-    const std::vector<NodeDescription>& nodes, int nprocs);
+    const std::vector<NodeDescription>& nodes, int nprocs,
+    std::string_view nodes_are = "FLEXMPI_EMULATE_CLUSTER: the hostfile's nodes");
 /// The relative speed of each of those processes (rank order): its node's class's.
 [[nodiscard]] std::vector<double> initial_emulated_speeds(const std::vector<NodeDescription>& nodes,
                                                           const std::vector<NodeClass>& classes,

@@ -45,6 +45,16 @@ class ResourceManager {
   /// submitAllocation: the processes the job runs per host after a change
   /// (a real resource manager books or gives back nodes; here it is traced).
   virtual void submit_allocation(const std::map<std::string, int>& processes_per_host) = 0;
+  /// Where the processes mpiexec started run, in this backend's host names,
+  /// from the name each reports (MPI_Get_processor_name, rank order).
+  [[nodiscard]] virtual std::vector<std::string> place_initial_processes(
+      std::vector<std::string> processor_names) {
+    return processor_names;
+  }
+  /// Whether a spawned process's host may be given to MPI_Comm_spawn (its
+  /// "host" info key): not where this backend's host names are not the
+  /// machines' names (MPI then places the process).
+  [[nodiscard]] virtual bool spawn_names_hosts() const { return true; }
 };
 
 /// One line of a scenario: at `iteration`, `nodes` appear or are reclaimed.

@@ -4,8 +4,10 @@
 #include <charconv>
 #include <chrono>
 #include <optional>
+#include <thread>
 
 #include "flexmpi/error.hpp"
+#include "resources/node_classes.hpp"
 #include "util/split.hpp"
 
 namespace flexmpi {
@@ -191,8 +193,9 @@ SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
   return status;
 }
 
-SlurmResources::SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands)
-    : job_(std::move(job)), commands_(std::move(commands)) {
+SlurmResources::SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands,
+                               std::chrono::milliseconds booking_timeout)
+    : job_(std::move(job)), commands_(std::move(commands)), booking_timeout_(booking_timeout) {
   const std::vector<std::string> hosts =
       parse_hostnames(commands_->run({"scontrol", "show", "hostnames", job_.node_list}));
   if (hosts.size() != job_.cpus_per_node.size()) {
@@ -203,6 +206,21 @@ SlurmResources::SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> comm
   for (std::size_t k = 0; k < hosts.size(); ++k) {
     held_.allocation.push_back({hosts[k], job_.partition, job_.cpus_per_node[k], std::nullopt});
   }
+}
+
+std::vector<std::string> SlurmResources::place_initial_processes(
+    std::vector<std::string> processor_names) {
+  const bool named =
+      std::all_of(processor_names.begin(), processor_names.end(), [&](const std::string& name) {
+        return std::any_of(held_.allocation.begin(), held_.allocation.end(),
+                           [&](const NodeDescription& node) { return node.hostname == name; });
+      });
+  node_names_are_hosts_ = named;
+  if (named) return processor_names;
+  return flexmpi::place_initial_processes(held_.allocation,
+                                          static_cast<int>(processor_names.size()),
+                                          "FLEXMPI_RESOURCES=slurm: the allocation's nodes "
+                                          "(whose names are not host names)");
 }
 
 SystemStatus SlurmResources::status(long long /*iteration*/) const {
@@ -255,7 +273,26 @@ void SlurmResources::book(const SlurmNode& node) {
   const std::vector<std::string_view> lines = lines_of(output);  // "<id>[;<cluster>]"
   if (lines.empty())
     throw Error(Errc::unsupported, "sbatch printed no job id for node " + node.name);
-  helper_jobs_[node.name] = std::string(lines.front().substr(0, lines.front().find(';')));
+  const std::string id(lines.front().substr(0, lines.front().find(';')));
+  // The node is the job's once the helper job runs on it: Slurm schedules
+  // the submission at its next pass (about a second on the local cluster).
+  const auto deadline = std::chrono::steady_clock::now() + booking_timeout_;
+  std::string state;
+  for (;;) {
+    const std::vector<std::string_view> states =
+        lines_of(commands_->run({"squeue", "-h", "-j", id, "-o", "%T"}));
+    state = states.empty() ? "gone" : std::string(states.front());
+    if (state == "RUNNING" || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (state != "RUNNING") {
+    commands_->run({"scancel", id});
+    throw Error(Errc::unsupported, "helper job " + id + " for node " + node.name +
+                                       " did not start within " +
+                                       std::to_string(booking_timeout_.count()) + " ms (" + state +
+                                       "): node not booked");
+  }
+  helper_jobs_[node.name] = id;
   held_.helpers.push_back({node.name, job_.partition, node.cpus, std::nullopt});
 }
 

@@ -16,6 +16,7 @@
 // status says why.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -95,15 +96,27 @@ struct SlurmHoldings {
 class SlurmResources final : public ResourceManager {
  public:
   /// Expands the job's node list with `scontrol show hostnames` (Error naming
-  /// the command if it fails) and books nothing yet.
-  SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands);
+  /// the command if it fails) and books nothing yet. A helper job that is
+  /// not running `booking_timeout` after its submission is cancelled.
+  SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands,
+                 std::chrono::milliseconds booking_timeout = std::chrono::seconds(10));
   [[nodiscard]] std::string_view name() const override { return "slurm"; }
   /// The grants of plan_slurm_status; if sinfo or squeue fails, the nodes
   /// held now and, in `warning`, the command's error.
   [[nodiscard]] SystemStatus status(long long iteration) const override;
-  /// Books each new host with a helper job (sbatch -w HOST) and ends the
-  /// helper job of each helper host left without processes (scancel).
+  /// Books each new host with a helper job (sbatch -w HOST), waiting until
+  /// squeue shows it running, and ends the helper job of each helper host
+  /// left without processes (scancel). A helper job that does not start in
+  /// time is cancelled and its node not held (the status's warning says so).
   void submit_allocation(const std::map<std::string, int>& processes_per_host) override;
+  /// The reported names if they are the allocation's node names (a real
+  /// cluster); else (nodes that are not host names, as on the local cluster
+  /// of scripts/slurm-local.sh, all `localhost`) the allocation's nodes
+  /// filled CPU by CPU in SLURM_JOB_NODELIST order, as mpirun fills them.
+  [[nodiscard]] std::vector<std::string> place_initial_processes(
+      std::vector<std::string> processor_names) override;
+  /// false once place_initial_processes found the node names not to be host names.
+  [[nodiscard]] bool spawn_names_hosts() const override { return node_names_are_hosts_; }
 
  private:
   void book(const SlurmNode& node);
@@ -111,9 +124,11 @@ class SlurmResources final : public ResourceManager {
 
   SlurmJob job_;
   std::unique_ptr<CommandRunner> commands_;
+  std::chrono::milliseconds booking_timeout_;
   SlurmHoldings held_;
   std::map<std::string, std::string> helper_jobs_;  ///< host -> helper job id
   std::string booking_error_;                       ///< the last failed sbatch/scancel
+  bool node_names_are_hosts_ = true;
 };
 
 }  // namespace flexmpi

@@ -4,20 +4,9 @@
 # when a step fails). Exit code 77 (skipped) where Slurm cannot start.
 #   bash slurm_local_cluster_test.sh PATH/TO/slurm-local.sh
 set -uo pipefail
-cluster=$1
 started=$SECONDS
-
-fail() {
-  echo "slurm_local_cluster: $1" >&2
-  exit 1
-}
-
-bash "${cluster}" start
-status=$?
-((status == 77)) && exit 77
-((status == 0)) || fail "slurm-local.sh start failed (exit status ${status})"
-trap 'bash "${cluster}" stop' EXIT
-eval "$(bash "${cluster}" env)"
+source "$(dirname "$0")/slurm_test_lib.sh" slurm_local_cluster "$1"
+start_local_cluster
 
 idle=$(timeout 20 sinfo -h -N -p flex -t idle -o '%N' | sort -u | wc -l)
 ((idle == 4)) || fail "sinfo shows ${idle} idle nodes, expected 4"

@@ -163,14 +163,41 @@ TEST(SlurmResourcesTest, BooksAndReleasesHelperNodes) {
                                             {kSinfo, fixture("sinfo_all_idle.txt")},
                                             {kSqueue, fixture("squeue_no_pending.txt")},
                                             {kBookN2, fixture("sbatch_helper.txt")},
+                                            {"squeue -h -j 8 -o %T", "RUNNING\n"},
                                             {"scancel 8", ""}},
                                         &log));
   slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
-  EXPECT_THAT(log, ElementsAre("scontrol show hostnames n1", kSinfo, kBookN2));
+  EXPECT_THAT(log,
+              ElementsAre("scontrol show hostnames n1", kSinfo, kBookN2, "squeue -h -j 8 -o %T"));
   EXPECT_THAT(pes(slurm.status(1)), ::testing::Contains(std::pair<std::string, int>{"n2", 1}));
   slurm.submit_allocation({{"n1", 1}});
   EXPECT_EQ(log.back(), "scancel 8");
   EXPECT_EQ(slurm.status(2).warning, "");
+}
+
+// A node that never comes up: its helper job stays pending, is cancelled,
+// and the node is not held.
+TEST(SlurmResourcesTest, AHelperJobThatDoesNotStartIsCancelled) {
+  std::vector<std::string> log;
+  SlurmResources slurm(
+      job_on_n1(),
+      std::make_unique<RecordedCommands>(
+          std::map<std::string, std::string>{{"scontrol show hostnames n1", "n1\n"},
+                                             {kSinfo, fixture("sinfo_all_idle.txt")},
+                                             {kSqueue, fixture("squeue_no_pending.txt")},
+                                             {kBookN2, fixture("sbatch_helper.txt")},
+                                             {"squeue -h -j 8 -o %T", "PENDING\n"},
+                                             {"scancel 8", ""}},
+          &log),
+      std::chrono::milliseconds(250));
+  slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
+  EXPECT_EQ(log.back(), "scancel 8");
+  EXPECT_GE(std::count(log.begin(), log.end(), "squeue -h -j 8 -o %T"), 2);  // it waited
+  const SystemStatus status = slurm.status(1);
+  EXPECT_THAT(status.warning,
+              HasSubstr("helper job 8 for node n2 did not start within 250 ms (PENDING)"));
+  slurm.submit_allocation({{"n1", 1}});  // n2 was never held: nothing to cancel
+  EXPECT_EQ(std::count(log.begin(), log.end(), "scancel 8"), 1);
 }
 
 TEST(SlurmResourcesTest, UnreachableControllerKeepsTheAllocation) {
@@ -200,6 +227,31 @@ TEST(SlurmResourcesTest, NodeListAndCpusDisagree) {
                 &log));
       },
       ::testing::ThrowsMessage<Error>(HasSubstr("names 3 nodes, SLURM_JOB_CPUS_PER_NODE 2")));
+}
+
+// On a real cluster the processes report the allocation's node names; on
+// the local cluster every node is localhost and the processes report this
+// machine's name: they are placed CPU by CPU, as mpirun fills the nodes,
+// and a spawn must not name its host to MPI.
+TEST(SlurmResourcesTest, PlacesInitialProcessesWhereNodeNamesAreNotHostNames) {
+  std::vector<std::string> log;
+  SlurmResources slurm(
+      {"7", "flex", "n[1-2]", {2, 1}},
+      std::make_unique<RecordedCommands>(
+          std::map<std::string, std::string>{{"scontrol show hostnames n[1-2]", "n1\nn2\n"}},
+          &log));
+  EXPECT_TRUE(slurm.spawn_names_hosts());
+  EXPECT_THAT(slurm.place_initial_processes({"n2", "n1", "n1"}), ElementsAre("n2", "n1", "n1"));
+  EXPECT_TRUE(slurm.spawn_names_hosts());
+  EXPECT_THAT(slurm.place_initial_processes({"vm", "vm", "vm"}), ElementsAre("n1", "n1", "n2"));
+  EXPECT_FALSE(slurm.spawn_names_hosts());
+  EXPECT_THAT(
+      [&] {
+        (void)slurm.place_initial_processes({"vm", "vm", "vm", "vm"});
+      },
+      ::testing::ThrowsMessage<Error>(
+          HasSubstr("the allocation's nodes (whose names are not host names) have 3 PEs "
+                    "for the 4 processes")));
 }
 
 TEST(CommandRunner, OutputOfACommand) {

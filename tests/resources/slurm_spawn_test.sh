@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# CTest "slurm_spawn_jacobi": flexmpi-jacobi inside `salloc -N2` of the local
+# cluster (scripts/slurm-local.sh) with FLEXMPI_RESOURCES=slurm and the SMP
+# policy's schedule: 2 processes are spawned at iteration 100 onto the
+# partition's idle nodes, which helper jobs book, and removed at iteration
+# 300, after which the helper jobs end. Checks: the run's result, 4
+# processes in the trace, helper jobs allocated n3 and n4, none left after.
+# Exit code 77 (skipped) where Slurm cannot start.
+#   bash slurm_spawn_test.sh SLURM_LOCAL_SH RUN_SPAWN_TEST_SH MPIEXEC JACOBI
+set -uo pipefail
+source "$(dirname "$0")/slurm_test_lib.sh" slurm_spawn_jacobi "$1"
+runner=$2 mpiexec=$3 jacobi=$4
+work=$(mktemp -d)
+cleanup() { rm -rf "${work}"; }
+start_local_cluster
+
+printf '100 spawn 2\n300 remove 2\n' >"${work}/schedule"
+# The local cluster's nodes are not host names (all localhost): mpirun must
+# not launch through Slurm, and flexmpi places the processes itself. The
+# cluster script's own variables are not flexmpi settings (flexmpi refuses
+# unknown FLEXMPI_ variables).
+bash "${runner}" 90 3 salloc -N2 -p flex env -u FLEXMPI_SLURM_DIR -u FLEXMPI_SLURM_PORT \
+  FLEXMPI_POLICY=smp \
+  FLEXMPI_SCHEDULE="${work}/schedule" FLEXMPI_RESOURCES=slurm FLEXMPI_TRACE="${work}/trace.jsonl" \
+  OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm \
+  "${mpiexec}" -n 2 -x SLURM_CONF "${jacobi}" --size 1000 --iterations 500 \
+  --sampling-interval 50 >"${work}/out" 2>&1 ||
+  fail "the run failed: $(cat "${work}/out")"
+residual=$(awk '/residual/ {print $NF}' "${work}/out")
+python3 - "${residual}" <<'PY' || fail "residual '${residual}', expected below 1e-6: $(cat "${work}/out")"
+import sys
+sys.exit(0 if float(sys.argv[1]) < 1e-6 else 1)
+PY
+peak=$(python3 -c 'import json,sys; print(max(json.loads(l)["nprocs"] for l in open(sys.argv[1])))' \
+  "${work}/trace.jsonl")
+((peak == 4)) || fail "at most ${peak} processes in the trace, expected 4"
+log="${FLEXMPI_SLURM_DIR:-/tmp/flexmpi-slurm}/log/slurmctld.log"
+for node in n3 n4; do
+  grep -Eq "Allocate JobId=[0-9]+ NodeList=${node} " "${log}" ||
+    fail "no helper job was allocated ${node} (${log})"
+done
+left=$(squeue -h -o '%j' | grep -c '^flexmpi-helper-')
+((left == 0)) || fail "${left} helper jobs left after the run"
+echo "slurm_spawn_jacobi: 2 -> 4 -> 2 processes, helper jobs on n3 and n4, released"
