@@ -279,8 +279,9 @@ void SlurmResources::book(const SlurmNode& node) {
   const auto deadline = std::chrono::steady_clock::now() + booking_timeout_;
   std::string state;
   for (;;) {
-    const std::vector<std::string_view> states =
-        lines_of(commands_->run({"squeue", "-h", "-j", id, "-o", "%T"}));
+    // lines_of views into its text, which must outlive them.
+    const std::string listed = commands_->run({"squeue", "-h", "-j", id, "-o", "%T"});
+    const std::vector<std::string_view> states = lines_of(listed);
     state = states.empty() ? "gone" : std::string(states.front());
     if (state == "RUNNING" || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
