@@ -128,6 +128,7 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
   nlohmann::json record =
       interval_record(*last_interval_, config_.dedicated_threshold, config_.imbalance_threshold);
   if (extra.is_object()) record.update(extra);
+  record["unix_time"] = unix_seconds();
   if (!reconfigurations_.empty()) {
     record["reconfigurations"] = std::exchange(reconfigurations_, nlohmann::json::array());
   }
@@ -345,6 +346,7 @@ void AdaptationController::record_reconfiguration(nlohmann::json event) {
                                   event.value("redistribution_seconds", 0.0));
   if (context_.rank() != 0) return;
   event["iteration"] = monitor_.iterations_monitored();
+  event["unix_time"] = unix_seconds();  // its end
   reconfigurations_.push_back(std::move(event));
 }
 

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
@@ -364,10 +365,15 @@ double ProcessManager::emulated_speed(const std::string& host) {
   return relative_speed(config_.node_classes, scheduler().node_class_of(host));
 }
 
-void ProcessManager::submit_allocation() {
+void ProcessManager::submit_allocation(std::span<const std::string> planned) {
+  const double start = wall_seconds();
   std::map<std::string, int> per_host;
   for (const ScheduledProcess& p : scheduler().processes()) ++per_host[p.host];
+  for (const std::string& host : planned) {
+    if (!host.empty()) ++per_host[host];
+  }
   resources_->submit_allocation(per_host);
+  resource_manager_seconds_ += wall_seconds() - start;
 }
 
 // ---- speeds and decompositions (rank 0) ------------------------------------------
@@ -461,11 +467,13 @@ void ProcessManager::spawn_planned(const json& plan) {
   const int before = context_.size();
   const int steps = plan["steps"].get<int>();
   run_spawn_steps(steps, false);
-  loop_.record_reconfiguration({{"action", "spawn"},
-                                {"nprocs_before", before},
-                                {"nprocs", context_.size()},
-                                {"spawn_calls", steps},
-                                {"seconds", wall_seconds() - start}});
+  loop_.record_reconfiguration(
+      {{"action", "spawn"},
+       {"nprocs_before", before},
+       {"nprocs", context_.size()},
+       {"spawn_calls", steps},
+       {"seconds", wall_seconds() - start},
+       {"resource_manager_seconds", std::exchange(resource_manager_seconds_, 0.0)}});
 }
 
 MPI_Comm ProcessManager::spawn_one_step(int step) {
@@ -553,6 +561,27 @@ ProcessManager::Snapshot ProcessManager::take_snapshot() {
 
 void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
   Snapshot snapshot = take_snapshot();
+  // Every node the new processes need is booked before the first starts
+  // (with Slurm: one scheduling pass for all helper jobs, not one per step);
+  // a spawn that fails gives back what it booked.
+  if (context_.rank() == 0 && prepared_) submit_allocation(prepared_->hosts);
+  try {
+    spawn_steps(steps, newcomer, snapshot);
+  } catch (...) {
+    if (context_.rank() == 0) submit_allocation();
+    throw;
+  }
+  // Success: the communicators of the call's start go.
+  if (context_.library_comm() != snapshot.library) PMPI_Comm_free(&snapshot.library);
+  if (XMPI_COMM_WORLD != snapshot.world) PMPI_Comm_free(&snapshot.world);
+  if (context_.rank() == 0 && prepared_) {
+    submit_allocation();  // hosts MPI chose ("" in the plan) are known now
+    if (prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
+    prepared_.reset();
+  }
+}
+
+void ProcessManager::spawn_steps(int steps, bool newcomer, Snapshot& snapshot) {
   for (int step = 0; step < steps; ++step) {
     const double step_start = wall_seconds();
     MPI_Comm peer = MPI_COMM_NULL;
@@ -578,13 +607,6 @@ void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
       context_.log().debug("spawn step {}: {} process(es) joined in {:.1f} ms", step, fresh,
                            1e3 * (wall_seconds() - step_start));
     }
-  }
-  // Success: the communicators of the call's start go.
-  if (context_.library_comm() != snapshot.library) PMPI_Comm_free(&snapshot.library);
-  if (XMPI_COMM_WORLD != snapshot.world) PMPI_Comm_free(&snapshot.world);
-  if (context_.rank() == 0 && prepared_) {
-    if (prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
-    prepared_.reset();
   }
 }
 
@@ -680,7 +702,6 @@ void ProcessManager::record_new_hosts(MPI_Comm merged, int step, int fresh) {
     hosts.push_back(host);
   }
   scheduler().add_spawned(hosts, prepared_->batch);
-  submit_allocation();
   known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);
 }
 
@@ -886,12 +907,14 @@ void ProcessManager::apply_removal(const json& plan) {
   }
   state_.update_work({});
   loop_.restart_after_reconfiguration();
-  loop_.record_reconfiguration({{"action", "remove"},
-                                {"nprocs_before", before},
-                                {"nprocs", context_.size()},
-                                {"removed_ranks", victims},
-                                {"seconds", wall_seconds() - start - data_seconds},
-                                {"redistribution_seconds", data_seconds}});
+  loop_.record_reconfiguration(
+      {{"action", "remove"},
+       {"nprocs_before", before},
+       {"nprocs", context_.size()},
+       {"removed_ranks", victims},
+       {"seconds", wall_seconds() - start - data_seconds},
+       {"resource_manager_seconds", std::exchange(resource_manager_seconds_, 0.0)},
+       {"redistribution_seconds", data_seconds}});
 }
 
 void ProcessManager::become_removed() {

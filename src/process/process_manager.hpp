@@ -172,8 +172,11 @@ class ProcessManager {
   Scheduler& scheduler();  // rank 0 only
   /// Rank 0: the view of the scheduler's nodes and processes per node class.
   ResourceView describe_resources();
-  /// Rank 0: tells the resource manager what the job runs now (submitAllocation).
-  void submit_allocation();
+  /// Rank 0: tells the resource manager what the job runs now (submitAllocation),
+  /// plus the hosts of processes about to be spawned (`planned`, "" = not
+  /// known yet), so that their nodes are booked before the processes start,
+  /// all at once; its time adds to resource_manager_seconds_.
+  void submit_allocation(std::span<const std::string> planned = {});
   /// Rank 0: relative speed of a process on `host` of the emulated cluster.
   double emulated_speed(const std::string& host);
 
@@ -186,6 +189,7 @@ class ProcessManager {
 
   // Every process of the current communicator: `steps` spawns of this call.
   void run_spawn_steps(int steps, bool newcomer);
+  void spawn_steps(int steps, bool newcomer, Snapshot& snapshot);  // run_spawn_steps' loop
   // The steps of one spawn step (run_spawn_steps); the ones that can fail
   // roll the whole call back (roll_back) before they throw.
   Snapshot take_snapshot();
@@ -222,6 +226,9 @@ class ProcessManager {
   std::unique_ptr<ResourceManager> resources_;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<double> known_speed_;  // per rank, 0: unknown
+  // Time in submit_allocation since the last traced spawn or removal (with
+  // Slurm: booking or releasing helper jobs), part of its "seconds".
+  double resource_manager_seconds_ = 0.0;
   struct PreparedSpawn {
     std::string command;
     std::vector<std::string> argv;

@@ -14,6 +14,8 @@ namespace flexmpi {
 namespace {
 
 constexpr char kFieldSeparator = '|';
+// How often a helper job checks that its job still exists.
+constexpr int kHelperPollSeconds = 10;
 
 // The non-empty lines of a command's output.
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -175,6 +177,13 @@ std::vector<SlurmQueuedJob> parse_squeue_jobs(std::string_view text) {
 
 std::string helper_job_name(const std::string& job_id) { return "flexmpi-helper-" + job_id; }
 
+std::string helper_job_script(const std::string& job_id, int poll_seconds) {
+  return "while :; do s=$(squeue -h -j " + job_id +
+         " -o %T 2>&1); case $? in 0) [ -n \"$s\" ] || break ;; *) case \"$s\" in *'Invalid job "
+         "id'*) break ;; esac ;; esac; sleep " +
+         std::to_string(poll_seconds) + "; done";
+}
+
 SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
                                const std::vector<SlurmNode>& partition,
                                const std::vector<SlurmQueuedJob>& queue) {
@@ -257,44 +266,67 @@ void SlurmResources::submit_allocation(const std::map<std::string, int>& process
     // The CPUs of the nodes to book; a host Slurm does not know is not booked.
     const std::vector<SlurmNode> partition =
         parse_sinfo_nodes(commands_->run(sinfo_command(job_.partition)));
+    std::vector<SlurmNode> to_book;
     for (const std::string& host : new_hosts) {
       const auto node = std::ranges::find(partition, host, &SlurmNode::name);
-      if (node != partition.end()) book(*node);
+      if (node != partition.end()) to_book.push_back(*node);
     }
+    book(to_book);
   } catch (const Error& e) {
     booking_error_ = std::string("Slurm: ") + e.what();
   }
 }
 
-void SlurmResources::book(const SlurmNode& node) {
-  const std::string output = commands_->run({"sbatch", "--parsable", "-p", job_.partition, "-N",
-                                             "1", "-w", node.name, "-J", helper_job_name(job_.id),
-                                             "-o", "/dev/null", "--wrap", "sleep infinity"});
+std::string SlurmResources::submit_helper(const SlurmNode& node) {
+  const std::string output =
+      commands_->run({"sbatch", "--parsable", "-p", job_.partition, "-N", "1", "-w", node.name,
+                      "-J", helper_job_name(job_.id), "-o", "/dev/null", "--wrap",
+                      helper_job_script(job_.id, kHelperPollSeconds)});
   const std::vector<std::string_view> lines = lines_of(output);  // "<id>[;<cluster>]"
   if (lines.empty())
     throw Error(Errc::unsupported, "sbatch printed no job id for node " + node.name);
-  const std::string id(lines.front().substr(0, lines.front().find(';')));
-  // The node is the job's once the helper job runs on it: Slurm schedules
-  // the submission at its next pass (about a second on the local cluster).
+  return std::string(lines.front().substr(0, lines.front().find(';')));
+}
+
+void SlurmResources::book(const std::vector<SlurmNode>& nodes) {
+  // Every helper is submitted first and then waited for together: Slurm
+  // schedules submissions at its next pass (about a second on the local
+  // cluster), so booking n nodes one after the other took n passes.
+  std::vector<std::pair<SlurmNode, std::string>> waiting;
+  for (const SlurmNode& node : nodes) waiting.emplace_back(node, submit_helper(node));
   const auto deadline = std::chrono::steady_clock::now() + booking_timeout_;
-  std::string state;
+  std::map<std::string, std::string> last_state;  // job id -> state
   for (;;) {
-    // lines_of views into its text, which must outlive them.
-    const std::string listed = commands_->run({"squeue", "-h", "-j", id, "-o", "%T"});
-    const std::vector<std::string_view> states = lines_of(listed);
-    state = states.empty() ? "gone" : std::string(states.front());
-    if (state == "RUNNING" || std::chrono::steady_clock::now() >= deadline) break;
+    std::erase_if(waiting, [&](const auto& helper) {
+      // lines_of views into its text, which must outlive them.
+      const std::string listed = commands_->run({"squeue", "-h", "-j", helper.second, "-o", "%T"});
+      const std::vector<std::string_view> states = lines_of(listed);
+      last_state[helper.second] = states.empty() ? "gone" : std::string(states.front());
+      if (last_state[helper.second] != "RUNNING") return false;
+      helper_jobs_[helper.first.name] = helper.second;
+      held_.helpers.push_back({helper.first.name, job_.partition, helper.first.cpus, std::nullopt});
+      return true;
+    });
+    if (waiting.empty() || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  if (state != "RUNNING") {
+  std::string late;
+  for (const auto& [node, id] : waiting) {
     commands_->run({"scancel", id});
-    throw Error(Errc::unsupported, "helper job " + id + " for node " + node.name +
-                                       " did not start within " +
-                                       std::to_string(booking_timeout_.count()) + " ms (" + state +
-                                       "): node not booked");
+    late += (late.empty() ? "" : "; ") + std::string("helper job ") + id + " for node " +
+            node.name + " did not start within " + std::to_string(booking_timeout_.count()) +
+            " ms (" + last_state[id] + "): node not booked";
   }
-  helper_jobs_[node.name] = id;
-  held_.helpers.push_back({node.name, job_.partition, node.cpus, std::nullopt});
+  if (!late.empty()) throw Error(Errc::unsupported, late);
+}
+
+SlurmResources::~SlurmResources() {
+  for (const auto& [host, id] : helper_jobs_) {
+    try {
+      commands_->run({"scancel", id});
+    } catch (const Error&) {  // the helper ends by itself once the job is gone
+    }
+  }
 }
 
 void SlurmResources::release(const std::string& host) {

@@ -77,6 +77,12 @@ struct SlurmQueuedJob {
 /// The name of the helper jobs that book nodes for job `job_id`.
 [[nodiscard]] std::string helper_job_name(const std::string& job_id);
 
+/// The batch script of a helper job: it holds the node while job `job_id`
+/// exists (squeue lists it), checking every `poll_seconds`, so that a job that
+/// dies without releasing its helpers does not keep their nodes. A failing
+/// squeue (controller busy) is not the job's end; "Invalid job id" is.
+[[nodiscard]] std::string helper_job_script(const std::string& job_id, int poll_seconds);
+
 /// The nodes the job holds: its allocation, then the helper nodes in the
 /// order they were booked.
 struct SlurmHoldings {
@@ -100,6 +106,11 @@ class SlurmResources final : public ResourceManager {
   /// not running `booking_timeout` after its submission is cancelled.
   SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands,
                  std::chrono::milliseconds booking_timeout = std::chrono::seconds(10));
+  /// Ends every helper job still held (the job is ending): their nodes go
+  /// back at once instead of when the helpers see the job gone.
+  ~SlurmResources() override;
+  SlurmResources(const SlurmResources&) = delete;
+  SlurmResources& operator=(const SlurmResources&) = delete;
   [[nodiscard]] std::string_view name() const override { return "slurm"; }
   /// The grants of plan_slurm_status; if sinfo or squeue fails, the nodes
   /// held now and, in `warning`, the command's error.
@@ -119,7 +130,10 @@ class SlurmResources final : public ResourceManager {
   [[nodiscard]] bool spawn_names_hosts() const override { return node_names_are_hosts_; }
 
  private:
-  void book(const SlurmNode& node);
+  /// sbatch of a helper job on `node`; its job id.
+  std::string submit_helper(const SlurmNode& node);
+  /// Books `nodes` (see submit_allocation); Error naming the helpers that did not start.
+  void book(const std::vector<SlurmNode>& nodes);
   void release(const std::string& host);
 
   SlurmJob job_;

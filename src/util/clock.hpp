@@ -13,6 +13,14 @@ inline double wall_seconds() noexcept {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
+/// Seconds since the epoch (CLOCK_REALTIME): for traces, to be matched with
+/// what happened outside the job (a Slurm job's start, a script's clock).
+inline double unix_seconds() noexcept {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
 inline double cpu_seconds() noexcept {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);

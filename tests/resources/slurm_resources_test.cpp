@@ -7,8 +7,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "flexmpi/error.hpp"
@@ -51,7 +54,8 @@ class RecordedCommands final : public CommandRunner {
 const std::string kSinfo = "sinfo -h -N -p flex -o %N|%T|%c";
 const std::string kSqueue = "squeue -h -p flex -o %i|%T|%Q|%D|%j";
 const std::string kBookN2 =
-    "sbatch --parsable -p flex -N 1 -w n2 -J flexmpi-helper-7 -o /dev/null --wrap sleep infinity";
+    "sbatch --parsable -p flex -N 1 -w n2 -J flexmpi-helper-7 -o /dev/null --wrap " +
+    helper_job_script("7", 10);
 
 SlurmJob job_on_n1() { return {"7", "flex", "n1", {1}}; }
 
@@ -173,6 +177,82 @@ TEST(SlurmResourcesTest, BooksAndReleasesHelperNodes) {
   slurm.submit_allocation({{"n1", 1}});
   EXPECT_EQ(log.back(), "scancel 8");
   EXPECT_EQ(slurm.status(2).warning, "");
+}
+
+// Two nodes: both helpers are submitted before either is waited for (Slurm
+// starts submissions at its next scheduling pass: one pass, not two).
+TEST(SlurmResourcesTest, BooksSeveralNodesInOnePass) {
+  std::vector<std::string> log;
+  const std::string book_n3 =
+      "sbatch --parsable -p flex -N 1 -w n3 -J flexmpi-helper-7 -o /dev/null --wrap " +
+      helper_job_script("7", 10);
+  SlurmResources slurm(
+      job_on_n1(), std::make_unique<RecordedCommands>(
+                       std::map<std::string, std::string>{{"scontrol show hostnames n1", "n1\n"},
+                                                          {kSinfo, fixture("sinfo_all_idle.txt")},
+                                                          {kBookN2, "8\n"},
+                                                          {book_n3, "9;cluster\n"},
+                                                          {"squeue -h -j 8 -o %T", "RUNNING\n"},
+                                                          {"squeue -h -j 9 -o %T", "RUNNING\n"}},
+                       &log));
+  slurm.submit_allocation({{"n1", 1}, {"n2", 1}, {"n3", 1}});
+  EXPECT_THAT(log, ElementsAre("scontrol show hostnames n1", kSinfo, kBookN2, book_n3,
+                               "squeue -h -j 8 -o %T", "squeue -h -j 9 -o %T"));
+}
+
+// The job ends holding a helper node: the helper job is ended with it.
+TEST(SlurmResourcesTest, HelperJobsEndWithTheJob) {
+  std::vector<std::string> log;
+  {
+    SlurmResources slurm(
+        job_on_n1(), std::make_unique<RecordedCommands>(
+                         std::map<std::string, std::string>{{"scontrol show hostnames n1", "n1\n"},
+                                                            {kSinfo, fixture("sinfo_all_idle.txt")},
+                                                            {kBookN2, fixture("sbatch_helper.txt")},
+                                                            {"squeue -h -j 8 -o %T", "RUNNING\n"},
+                                                            {"scancel 8", ""}},
+                         &log));
+    slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
+    ASSERT_NE(log.back(), "scancel 8");
+  }
+  EXPECT_EQ(log.back(), "scancel 8");
+}
+
+// The helper job's script, run by bash against a stand-in squeue that answers
+// from a list: it holds the node while the job is listed or squeue fails, and
+// ends when squeue lists nothing or does not know the job.
+int helper_script_polls(const std::vector<std::string>& answers) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("flexmpi_helper_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    std::ofstream(dir / ("answer" + std::to_string(i))) << answers[i];
+  }
+  // "FAIL:text" answers text on stderr with exit status 1.
+  std::ofstream(dir / "squeue")
+      << "#!/bin/sh\n"
+      << "n=$(cat " << (dir / "calls").string() << " 2>/dev/null || echo 0)\n"
+      << "echo $((n + 1)) > " << (dir / "calls").string() << "\n"
+      << "a=$(cat " << dir.string() << "/answer$n)\n"
+      << "case \"$a\" in FAIL:*) echo \"${a#FAIL:}\" >&2; exit 1 ;; esac\n"
+      << "[ -n \"$a\" ] && echo \"$a\"; exit 0\n";
+  std::filesystem::permissions(dir / "squeue", std::filesystem::perms::owner_all);
+  SystemCommandRunner runner(std::chrono::seconds(10));
+  (void)runner.run(
+      {"env", "PATH=" + dir.string() + ":/usr/bin:/bin", "sh", "-c", helper_job_script("7", 0)});
+  std::ifstream calls(dir / "calls");
+  int count = 0;
+  calls >> count;
+  std::filesystem::remove_all(dir);
+  return count;
+}
+
+TEST(SlurmHelperJob, HoldsTheNodeWhileTheJobExists) {
+  EXPECT_EQ(
+      helper_script_polls({"RUNNING", "FAIL:Unable to contact slurm controller", "RUNNING", ""}),
+      4);
+  EXPECT_EQ(
+      helper_script_polls({"RUNNING", "FAIL:slurm_load_jobs error: Invalid job id specified"}), 2);
 }
 
 // A node that never comes up: its helper job stays pending, is cancelled,

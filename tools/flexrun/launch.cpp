@@ -116,6 +116,42 @@ void set_variable(Environment& env, const std::string& name, const std::string& 
   }
 }
 
+namespace {
+
+bool malleability_policy(const Environment& env) {
+  const std::string* policy = find_variable(env, "FLEXMPI_POLICY");
+  return policy != nullptr && (*policy == "smp" || *policy == "hpmp" || *policy == "amp");
+}
+
+// Inside salloc/sbatch (see plan_launch).
+template <typename AddDefault>
+void plan_slurm(const SlurmAllocation& job, bool open_mpi, const AddDefault& add_default,
+                LaunchPlan& plan, std::optional<int>& nprocs) {
+  if (malleability_policy(plan.environment) && add_default("FLEXMPI_RESOURCES", "slurm")) {
+    plan.notes.push_back("inside Slurm job " + job.job_id +
+                         ": the policy asks Slurm for nodes (FLEXMPI_RESOURCES=slurm)");
+  }
+  if (!open_mpi || job.nodes_are_hosts) return;
+  // mpirun would start its daemons with srun on nodes that are no host
+  // here; it runs the processes on this machine instead, as many as the
+  // allocation has CPUs unless -n says otherwise.
+  const bool ras = add_default("OMPI_MCA_ras", "^slurm");
+  const bool plm = add_default("OMPI_MCA_plm", "^slurm");
+  if (ras || plm) {
+    std::string names;
+    for (const std::string& node : job.nodes) names += (names.empty() ? "" : ",") + node;
+    plan.notes.push_back("Slurm's node names (" + names +
+                         ") are not host names here: mpirun runs the processes on this machine");
+  }
+  if (!nprocs && job.cpus > 0) {
+    nprocs = job.cpus;
+    plan.notes.push_back("-n " + std::to_string(job.cpus) + ": the CPUs of Slurm job " +
+                         job.job_id);
+  }
+}
+
+}  // namespace
+
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
                        const Environment& inherited, const Host& host) {
   LaunchPlan plan;
@@ -133,24 +169,24 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
   for (const auto& [name, value] : request.settings) add(name, value);
 
   const bool open_mpi = mpi.flavour == MpiFlavour::open_mpi;
+  std::optional<int> nprocs = request.nprocs;
+  if (host.slurm) plan_slurm(*host.slurm, open_mpi, add_default, plan, nprocs);
   // MPICH places any number of processes on a node; Open MPI refuses more
   // than its slots (the cores) unless oversubscription is allowed, and with
   // more ranks than cores waiting ranks must yield the CPU (SPEC section 7).
   if (mpi.flavour != MpiFlavour::mpich) {
-    if (request.nprocs && *request.nprocs > static_cast<int>(host.cores)) {
+    if (nprocs && *nprocs > static_cast<int>(host.cores)) {
       const bool oversubscribe = add_default("OMPI_MCA_rmaps_base_oversubscribe", "1");
       const bool yield = add_default("OMPI_MCA_mpi_yield_when_idle", "1");
       if (oversubscribe || yield) {
-        plan.notes.push_back(std::to_string(*request.nprocs) + " processes on " +
+        plan.notes.push_back(std::to_string(*nprocs) + " processes on " +
                              std::to_string(host.cores) +
                              " cores: oversubscription allowed, idle ranks yield");
       }
-    } else {
-      const std::string* policy = find_variable(plan.environment, "FLEXMPI_POLICY");
-      if (policy != nullptr && (*policy == "smp" || *policy == "hpmp" || *policy == "amp")) {
-        if (add_default("OMPI_MCA_rmaps_base_oversubscribe", "1")) {
-          plan.notes.push_back("policy " + *policy + " spawns processes: oversubscription allowed");
-        }
+    } else if (malleability_policy(plan.environment)) {
+      if (add_default("OMPI_MCA_rmaps_base_oversubscribe", "1")) {
+        plan.notes.push_back("policy " + *find_variable(plan.environment, "FLEXMPI_POLICY") +
+                             " spawns processes: oversubscription allowed");
       }
     }
   }
@@ -186,6 +222,10 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
       plan.argv.push_back("-x");
       plan.argv.push_back(name);
     }
+    // The Slurm commands the resource manager runs must find the job's cluster.
+    if (host.slurm && find_variable(plan.environment, "SLURM_CONF") != nullptr) {
+      plan.argv.insert(plan.argv.end(), {"-x", "SLURM_CONF"});
+    }
   }
   if (!request.preload.empty()) {
     // Prepend to the user's own preloads; mpiexec itself must not load MPI.
@@ -200,9 +240,9 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
     plan.notes.push_back("profile-only mode: the processes preload " + request.preload);
   }
   plan.argv.insert(plan.argv.end(), request.mpiexec_args.begin(), request.mpiexec_args.end());
-  if (request.nprocs) {
+  if (nprocs) {
     plan.argv.push_back("-n");
-    plan.argv.push_back(std::to_string(*request.nprocs));
+    plan.argv.push_back(std::to_string(*nprocs));
   }
   plan.argv.insert(plan.argv.end(), request.program.begin(), request.program.end());
   return plan;

@@ -60,10 +60,22 @@ struct LaunchPlan {
   std::vector<std::string> notes;      ///< why some variables were added (for --dry-run)
 };
 
+/// The Slurm allocation flexrun runs in (inside salloc or sbatch).
+struct SlurmAllocation {
+  std::string job_id;              ///< SLURM_JOB_ID
+  std::vector<std::string> nodes;  ///< SLURM_JOB_NODELIST expanded
+  int cpus = 0;                    ///< CPUs of the allocation (SLURM_JOB_CPUS_PER_NODE summed)
+  /// Every node name resolves as a host name here (getaddrinfo). When not (a
+  /// local test cluster whose nodes are all localhost), mpirun must not
+  /// launch through Slurm and the processes run on this machine.
+  bool nodes_are_hosts = true;
+};
+
 /// Machine facts the plan depends on.
 struct Host {
-  unsigned cores = 1;  ///< std::thread::hardware_concurrency()
-  bool root = false;   ///< running as uid 0
+  unsigned cores = 1;                    ///< std::thread::hardware_concurrency()
+  bool root = false;                     ///< running as uid 0
+  std::optional<SlurmAllocation> slurm;  ///< set inside salloc/sbatch
 };
 
 /**
@@ -76,6 +88,10 @@ struct Host {
  * already set are never overridden, except FLEXMPI_* ones given as options.
  * A preload is passed to the application processes only (not to mpiexec),
  * with -x LD_PRELOAD=... (Open MPI) or -genv LD_PRELOAD ... (MPICH, unknown).
+ * Inside a Slurm allocation: a malleability policy gets FLEXMPI_RESOURCES=slurm;
+ * with Open MPI SLURM_CONF is exported, and where the node names are not
+ * host names mpirun's Slurm launch is switched off and -n defaults to the
+ * allocation's CPUs (docs/architecture.md, "Slurm").
  */
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
                        const Environment& inherited, const Host& host);

@@ -8,16 +8,19 @@
 // the library would reject at MPI_Init. Values are checked before anything
 // is launched; then mpiexec is exec'ed with the settings in its environment.
 #include <dlfcn.h>
+#include <netdb.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +30,7 @@
 #include "config/config.hpp"
 #include "flexmpi/error.hpp"
 #include "launch.hpp"
+#include "resources/slurm_resources.hpp"
 
 namespace {
 
@@ -147,6 +151,35 @@ std::string libflexmpi_path() {
   std::cerr << "flexrun: cannot run '" << plan.argv.front() << "': " << std::strerror(errno)
             << " (give the launcher with --mpiexec=PATH)\n";
   std::exit(kCannotRun);
+}
+
+bool resolves_as_host(const std::string& name) {
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name.c_str(), nullptr, nullptr, &found) != 0) return false;
+  freeaddrinfo(found);
+  return true;
+}
+
+// The Slurm allocation flexrun runs in, if any (SLURM_JOB_ID set). What
+// cannot be read is said on stderr, and mpirun is then left to its defaults.
+std::optional<flexrun::SlurmAllocation> slurm_allocation() {
+  if (std::getenv("SLURM_JOB_ID") == nullptr) return std::nullopt;
+  flexrun::SlurmAllocation allocation;
+  try {
+    const flexmpi::SlurmJob job = flexmpi::slurm_job_from_environment(std::getenv);
+    allocation.job_id = job.id;
+    allocation.cpus = std::accumulate(job.cpus_per_node.begin(), job.cpus_per_node.end(), 0);
+    const flexmpi::SystemCommandRunner runner(std::chrono::seconds(15));
+    allocation.nodes =
+        flexmpi::parse_hostnames(runner.run({"scontrol", "show", "hostnames", job.node_list}));
+  } catch (const std::exception& e) {
+    std::cerr << "flexrun: warning: inside Slurm job " << std::getenv("SLURM_JOB_ID")
+              << " but its allocation cannot be read: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  allocation.nodes_are_hosts =
+      std::all_of(allocation.nodes.begin(), allocation.nodes.end(), resolves_as_host);
+  return allocation;
 }
 
 }  // namespace
@@ -309,6 +342,7 @@ int main(int argc, char** argv) {
   flexrun::Host host;
   host.cores = std::max(1u, std::thread::hardware_concurrency());
   host.root = geteuid() == 0;
+  host.slurm = slurm_allocation();
   const flexrun::LaunchPlan plan =
       flexrun::plan_launch(request, mpi, flexrun::current_environment(), host);
   if (dry_run) {
