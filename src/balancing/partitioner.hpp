@@ -42,6 +42,15 @@ struct PartitionInput {
   std::vector<double> host_id;
   std::vector<double> node_cores;
   std::vector<double> node_idle_cpus;
+  /// Per process: its node's communication power c_n (negative: unknown) and
+  /// CAF_n over the interval (ProcessInterval); empty if unknown.
+  std::vector<double> node_communication_power;
+  std::vector<double> node_caf;
+  /// DRUM's communication weight w_comm (FLEXMPI_DRUM_COMM_WEIGHT): a fixed
+  /// weight in [0, 1], or, when `communication_weight_from_caf`, each node's
+  /// 1 − 1/(1 + CAF_n). 0: processing power only.
+  double communication_weight = 0.0;
+  bool communication_weight_from_caf = false;
 };
 
 struct PartitionResult {

@@ -26,8 +26,8 @@ const std::vector<PartitionerDescriptor>& partitioners() {
        "origin (Rychkov et al. sec. 2)",
        [] { return std::make_unique<FpmGeometricPartitioner>(); }},
       {"drum",
-       "DRUM processing power: rate per CPU-second x (CPU got + idle CPU of the node) "
-       "(Faik, DRUM thesis 3.1.2.1)",
+       "DRUM node power: rate per CPU-second x (CPU got + idle CPU of the node), mixed with the "
+       "node's available bandwidth by FLEXMPI_DRUM_COMM_WEIGHT (Faik, DRUM thesis 3.1.2)",
        [] { return std::make_unique<DrumPartitioner>(); }},
   };
   return all;

@@ -37,8 +37,11 @@ struct Config {
   double lb_refine = 0.08;
   WorkloadModel lb_model = WorkloadModel::count;  ///< count | nnz | weight
   std::string partitioner = "rcp";                ///< name of a partitioner strategy
-  std::string metric = "auto";                    ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";                      ///< none | lb | smp | hpmp | amp
+  /// The drum partitioner's communication weight w_comm in [0, 1]; nullopt:
+  /// each node's from its traffic, 1 − 1/(1 + CAF_n) (DRUM thesis 3.1.2).
+  std::optional<double> drum_communication_weight = 0.0;
+  std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
   int max_procs = 0;                      ///< SMP/HPMP/AMP upper bound on processes (0: PEs known)
   std::string schedule_file;              ///< SMP predefined schedule (empty: none)
   std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated

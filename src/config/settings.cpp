@@ -155,6 +155,18 @@ std::vector<SettingDescriptor> balancing_settings() {
          }
          c.partitioner = std::string(v);
        }},
+      {"FLEXMPI_DRUM_COMM_WEIGHT", "drum-comm-weight", "0", "a number from 0 to 1, or caf",
+       "partitioner drum: weight of the nodes' communication power against their processing "
+       "power (caf: 1 - 1/(1 + CAF) of each node, from its traffic; DRUM thesis 3.1.2)",
+       [](Config& c, std::string_view v) {
+         if (v == "caf") {
+           c.drum_communication_weight.reset();
+           return;
+         }
+         const double weight = parse_real(v);
+         if (!(weight >= 0.0 && weight <= 1.0)) throw Rejected{};
+         c.drum_communication_weight = weight;
+       }},
       {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
        "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
        "available, else work",

@@ -51,9 +51,10 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
     if (rank == 0) context_->log().debug(message);
   };
   metric_ = make_metric(config_.metric, metric_context);
+  // Only the drum partitioner uses the nodes' network measures.
   monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_,
                                        emulator_->active() ? emulator_.get() : nullptr,
-                                       config_.sampling_interval);
+                                       config_.sampling_interval, config_.partitioner == "drum");
   controller_ = std::make_unique<AdaptationController>(config_, *context_, *state_, *monitor_,
                                                        std::string(metric_->name()));
   processes_ = std::make_unique<ProcessManager>(config_, *context_, *state_, *controller_,

@@ -155,4 +155,9 @@ double parse_interface_speed(std::string_view text) {
   return std::max(0.0, number<double>(words[0], "/sys/class/net/<interface>/speed"));
 }
 
+double interface_capacity(const std::string& name) {
+  const double mbits = parse_interface_speed(read_kernel_file("/sys/class/net/" + name + "/speed"));
+  return mbits * 1e6 / 8.0;  // Mbit/s -> octets per second
+}
+
 }  // namespace flexmpi::machine

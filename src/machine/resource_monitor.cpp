@@ -14,11 +14,6 @@ double thread_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-double interface_capacity(const std::string& name) {
-  const double mbits = parse_interface_speed(read_kernel_file("/sys/class/net/" + name + "/speed"));
-  return mbits * 1e6 / 8.0;  // Mbit/s -> octets per second, the unit of lambda and mu
-}
-
 }  // namespace
 
 ResourceMonitor::~ResourceMonitor() {

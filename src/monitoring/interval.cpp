@@ -55,6 +55,8 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[14] = node_idle_cpus;
   out[15] = reconfiguration_seconds;
   out[16] = run_seconds;
+  out[17] = node_communication_power;
+  out[18] = node_caf;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -76,6 +78,8 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.node_idle_cpus = in[14];
   p.reconfiguration_seconds = in[15];
   p.run_seconds = in[16];
+  p.node_communication_power = in[17];
+  p.node_caf = in[18];
   return p;
 }
 

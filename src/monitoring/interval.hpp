@@ -58,6 +58,12 @@ struct ProcessInterval {
   /// Σ_t i_t over the node's CPUs during the interval: how many CPUs of the
   /// node stood idle (DRUM thesis 3.1.2.1), from /proc/stat; 0 where unknown.
   double node_idle_cpus = 0.0;
+  /// c_n of the node during the interval (DRUM thesis 3.1.2.2, the
+  /// available-bandwidth form: Σ_i C_i − (λ_i + μ_i) over its interfaces of
+  /// known speed, octets/s); negative where unknown.
+  double node_communication_power = -1.0;
+  /// CAF_n: the node's mean λ + μ over its interfaces that carried traffic, octets/s.
+  double node_caf = 0.0;
   /// Wall time this process spent in spawns and removals since the previous
   /// interval, with the data handed over with them (0: none; a process
   /// spawned by them reports 0).
@@ -97,7 +103,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 17;
+  static constexpr int kFieldCount = 19;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };

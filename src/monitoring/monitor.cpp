@@ -1,8 +1,11 @@
 #include "monitoring/monitor.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "flexmpi/error.hpp"
+#include "machine/powers.hpp"
 #include "util/clock.hpp"
 
 namespace flexmpi {
@@ -18,17 +21,30 @@ std::vector<machine::CpuTimes> node_cpu_times() {
   }
 }
 
+// The node's interface counters now (/proc/net/dev: this network
+// namespace's); empty where the file cannot be read.
+std::vector<machine::InterfaceCounters> node_interfaces() {
+  try {
+    return machine::parse_net_dev(machine::read_kernel_file("/proc/net/dev"));
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 Monitor::Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
-                 int sampling_interval)
+                 int sampling_interval, bool probe_network)
     : metric_(metric),
       profile_(profile),
       hook_(hook),
       sampling_interval_(sampling_interval),
       stopwatch_(profile),
       interval_start_operations_(profile.records()),
-      cpu_times_(node_cpu_times()) {}
+      cpu_times_(node_cpu_times()),
+      probe_network_(probe_network),
+      interfaces_(probe_network ? node_interfaces() : std::vector<machine::InterfaceCounters>{}),
+      interfaces_time_(wall_seconds()) {}
 
 void Monitor::begin(std::span<const std::string> events) {
   if (open_) throw Error(Errc::bad_state, "an iteration is already being monitored");
@@ -105,8 +121,31 @@ ProcessInterval Monitor::take_interval() {
     }
   }
   cpu_times_ = cpu_times;
+  measure_network(finished);
   current_ = ProcessInterval{};
   return finished;
+}
+
+void Monitor::measure_network(ProcessInterval& finished) {
+  if (!probe_network_) return;
+  std::vector<machine::InterfaceCounters> interfaces = node_interfaces();
+  const double now = wall_seconds();
+  std::vector<machine::InterfaceActivity> activity =
+      machine::interface_activity(interfaces_, interfaces, now - interfaces_time_);
+  for (machine::InterfaceActivity& interface : activity) {
+    // A link's speed changes with the hardware, not between intervals.
+    const auto known = capacities_.find(interface.name);
+    interface.capacity =
+        known != capacities_.end()
+            ? known->second
+            : (capacities_[interface.name] = machine::interface_capacity(interface.name));
+  }
+  const std::optional<double> power =
+      machine::communication_power(machine::CommunicationPowerForm::available_bandwidth, activity);
+  finished.node_communication_power = power.value_or(-1.0);
+  finished.node_caf = machine::mean_caf(activity);
+  interfaces_ = std::move(interfaces);
+  interfaces_time_ = now;
 }
 
 }  // namespace flexmpi

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,8 +22,10 @@ namespace flexmpi {
 class Monitor {
  public:
   /// `hook` (may be null) runs at the end of every iteration (the emulation).
+  /// With `probe_network` every interval also measures the node's network
+  /// (ProcessInterval::node_communication_power, node_caf).
   Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
-          int sampling_interval);
+          int sampling_interval, bool probe_network = false);
 
   /// Opens an iteration. `events` are names whose counts end() will return;
   /// throws Error(event_unavailable) for one the backend cannot count, and
@@ -74,6 +77,13 @@ class Monitor {
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;
   std::vector<machine::CpuTimes> cpu_times_;  // of the node's CPUs at the interval's start
+  // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
+  void measure_network(ProcessInterval& finished);
+  // The node's interface counters at the interval's start, and when read.
+  bool probe_network_;
+  std::vector<machine::InterfaceCounters> interfaces_;
+  double interfaces_time_ = 0.0;
+  std::map<std::string, double> capacities_;  // C_i by interface, read once
 };
 
 }  // namespace flexmpi

@@ -13,7 +13,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
                  wall = nlohmann::json::array(), mpi = nlohmann::json::array(),
                  metric = nlohmann::json::array(), speed = nlohmann::json::array(),
                  effective = nlohmann::json::array(), bytes = nlohmann::json::array(),
-                 late = nlohmann::json::array();
+                 late = nlohmann::json::array(), communication = nlohmann::json::array();
   for (const ProcessInterval& p : report.processes) {
     computation.push_back(p.computation());
     cpu.push_back(p.cpu);
@@ -24,6 +24,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
     speed.push_back(p.speed(dedicated_threshold));
     bytes.push_back(p.bytes_sent + p.bytes_received);
     late.push_back(p.emulation_late_iterations);
+    communication.push_back(p.node_communication_power);
   }
   return {
       {"interval", report.index},
@@ -40,6 +41,7 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
       {"speed", speed},
       {"mpi_bytes", bytes},
       {"emulation_late_iterations", late},
+      {"node_communication_power", communication},
       {"shared", report.shared_flags(dedicated_threshold)},
       {"imbalance", report.imbalance(dedicated_threshold)},
       {"imbalance_threshold", imbalance_threshold},

@@ -80,6 +80,57 @@ TEST(DrumPartitioner, KeepsThePartitionWhenASpeedIsUnknown) {
   EXPECT_NE(result.fallback, "");
 }
 
+// Four equal single-CPU nodes, two behind a link 10x slower (available
+// bandwidth 10 against 100): the shares follow (1 − w)/4 + w c_n / Σ c
+// (DRUM thesis Table 5.4's formula on 4 hosts).
+TEST(DrumShares, CommunicationWeightMixesInTheCommunicationPower) {
+  PartitionInput input = dedicated({1.0, 1.0, 1.0, 1.0});
+  input.node_communication_power = {10.0, 10.0, 100.0, 100.0};
+  const std::vector<double> processing = {1.0, 1.0, 1.0, 1.0};
+  for (const double w : {0.0, 0.4, 1.0}) {
+    input.communication_weight = w;
+    const std::vector<double> shares = drum_shares(input, processing);
+    EXPECT_NEAR(shares[0], (1 - w) / 4 + w * 10 / 220, 1e-12) << "w = " << w;
+    EXPECT_NEAR(shares[3], (1 - w) / 4 + w * 100 / 220, 1e-12) << "w = " << w;
+  }
+}
+
+TEST(DrumShares, UnknownCommunicationPowerLeavesTheProcessingPower) {
+  PartitionInput input = dedicated({1.0, 1.0});
+  input.node_communication_power = {10.0, -1.0};  // node 1: no interface of known speed
+  input.communication_weight = 0.8;
+  const std::vector<double> shares = drum_shares(input, {3.0, 1.0});
+  EXPECT_NEAR(shares[0], 0.75, 1e-12);
+  EXPECT_NEAR(shares[1], 0.25, 1e-12);
+}
+
+// Processes of one node split its power by their processing powers.
+TEST(DrumShares, ANodesPowerIsSplitAmongItsProcesses) {
+  PartitionInput input = dedicated({1.0, 1.0, 1.0});
+  input.host_id = {5.0, 5.0, 9.0};
+  input.node_communication_power = {50.0, 50.0, 50.0};
+  input.communication_weight = 0.5;
+  // Node 5: p = 2 + 1, node 9: p = 3; equal c: each node 0.5.
+  const std::vector<double> shares = drum_shares(input, {2.0, 1.0, 3.0});
+  EXPECT_NEAR(shares[0], 0.5 * 2 / 3, 1e-12);
+  EXPECT_NEAR(shares[1], 0.5 * 1 / 3, 1e-12);
+  EXPECT_NEAR(shares[2], 0.5, 1e-12);
+}
+
+// w_comm from the traffic: an idle network (CAF = 0) weighs nothing, a
+// busy one (CAF = 999: w = 0.999) almost everything.
+TEST(DrumShares, WeightFromTheTraffic) {
+  PartitionInput input = dedicated({1.0, 1.0});
+  input.node_communication_power = {10.0, 30.0};
+  input.communication_weight_from_caf = true;
+  input.node_caf = {0.0, 0.0};
+  std::vector<double> shares = drum_shares(input, {1.0, 1.0});
+  EXPECT_NEAR(shares[0], 0.5, 1e-12);
+  input.node_caf = {999.0, 999.0};
+  shares = drum_shares(input, {1.0, 1.0});
+  EXPECT_NEAR(shares[0], 0.001 * 0.5 + 0.999 * 0.25, 1e-9);
+}
+
 TEST(DrumPartitioner, IsRegistered) { EXPECT_EQ(make_partitioner("drum")->name(), "drum"); }
 
 }  // namespace

@@ -6,10 +6,15 @@
 # (--mca plm_rsh_agent). Exits 77 (CTest: skipped) with the reason when the
 # machine cannot do this (not root, no ip/unshare, namespaces refused).
 #
-#   two_hosts.sh MPIEXEC PROGRAM
+#   two_hosts.sh MPIEXEC PROGRAM [ARGS...]
+# FLEXMPI_* variables of the environment reach the processes on both hosts;
+# TWO_HOSTS_MPIEXEC_ARGS adds mpiexec arguments (e.g. --map-by node).
 set -u
 mpiexec=$1
-program=$2
+shift
+program="$*"
+exports=""
+for name in $(env | sed -n 's/^\(FLEXMPI_[A-Z_]*\)=.*/\1/p'); do exports="${exports} -x ${name}"; done
 skip() {
   echo "SKIPPED: $*"
   exit 77
@@ -67,4 +72,5 @@ bash "$(dirname "$0")/run_spawn_test.sh" 60 3 \
   ip netns exec "${ns_a}" unshare --uts sh -c "hostname fxhosta && \
   FLEXMPI_HOSTFILE=${work}/hosts exec ${mpiexec} --mca plm_rsh_agent ${work}/agent \
   --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
-  --host fxhosta:2,fxhostb:2 -n 2 ${program}"
+  --host fxhosta:2,fxhostb:2 ${TWO_HOSTS_MPIEXEC_ARGS:-} -x FLEXMPI_HOSTFILE ${exports} \
+  -n 2 ${program}"

@@ -10,8 +10,6 @@
 set -uo pipefail
 source "$(dirname "$0")/slurm_test_lib.sh" slurm_sbatch_example "$1"
 example=$2 flexrun=$3 jacobi=$4
-work=$(mktemp -d)
-cleanup() { rm -rf "${work}"; }
 start_local_cluster
 cd "${work}" || fail "cannot enter ${work}"
 

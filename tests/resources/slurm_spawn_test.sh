@@ -10,8 +10,6 @@
 set -uo pipefail
 source "$(dirname "$0")/slurm_test_lib.sh" slurm_spawn_jacobi "$1"
 runner=$2 mpiexec=$3 jacobi=$4
-work=$(mktemp -d)
-cleanup() { rm -rf "${work}"; }
 start_local_cluster
 
 printf '100 spawn 2\n300 remove 2\n' >"${work}/schedule"

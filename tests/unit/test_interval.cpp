@@ -108,6 +108,8 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.emulation_late_iterations = 7;
   p.reconfiguration_seconds = 0.25;
   p.run_seconds = 12.5;
+  p.node_communication_power = 1.2e9;
+  p.node_caf = 3.5e5;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -127,6 +129,8 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.emulation_late_iterations, 7);
   EXPECT_EQ(q.reconfiguration_seconds, p.reconfiguration_seconds);
   EXPECT_EQ(q.run_seconds, p.run_seconds);
+  EXPECT_EQ(q.node_communication_power, p.node_communication_power);
+  EXPECT_EQ(q.node_caf, p.node_caf);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());

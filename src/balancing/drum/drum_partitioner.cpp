@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "balancing/rcp/rcp_partitioner.hpp"
+#include "machine/machine_model.hpp"
 #include "machine/powers.hpp"
 
 namespace flexmpi {
@@ -43,6 +45,45 @@ std::vector<double> drum_processing_powers(const PartitionInput& input,
   return powers;
 }
 
+std::vector<double> drum_shares(const PartitionInput& input,
+                                const std::vector<double>& processing) {
+  const std::size_t n = processing.size();
+  // The flat model over the processes' nodes, named by their host ids.
+  std::vector<std::string> host_of_rank;
+  for (std::size_t p = 0; p < n; ++p) {
+    host_of_rank.push_back(
+        std::to_string(p < input.host_id.size() ? input.host_id[p] : -static_cast<double>(p + 1)));
+  }
+  machine::MachineModel model(machine::flat_model_specs(host_of_rank), "flat model");
+  model.attach_ranks(host_of_rank);
+  std::vector<machine::NodeMeasures> measures(model.nodes().size());
+  for (std::size_t p = 0; p < n; ++p) {
+    machine::NodeMeasures& node =
+        measures[static_cast<std::size_t>(model.leaf_of_rank(static_cast<int>(p)))];
+    node.processing += processing[p];
+    const double communication =
+        p < input.node_communication_power.size() ? input.node_communication_power[p] : -1.0;
+    if (communication >= 0.0) node.communication = communication;
+    if (p < input.node_caf.size()) node.caf = input.node_caf[p];
+  }
+  machine::sum_measures_up_the_tree(model, measures);
+  const machine::CommunicationWeight weight{input.communication_weight_from_caf
+                                                ? machine::CommunicationWeightMode::from_caf
+                                                : machine::CommunicationWeightMode::fixed,
+                                            input.communication_weight};
+  const std::vector<double> powers = machine::node_powers(model, measures, weight);
+  std::vector<double> shares(n, 0.0);
+  for (std::size_t p = 0; p < n; ++p) {
+    const int leaf = model.leaf_of_rank(static_cast<int>(p));
+    const double node_processing = measures[static_cast<std::size_t>(leaf)].processing;
+    const double within = node_processing > 0.0
+                              ? processing[p] / node_processing
+                              : 1.0 / static_cast<double>(model.node(leaf).ranks.size());
+    shares[p] = powers[static_cast<std::size_t>(leaf)] * within;
+  }
+  return shares;
+}
+
 PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   // The capability rating b_j: the rate measured the first time (DRUM's
   // benchmark is run once, "when the hardware changes"), kept until the
@@ -55,7 +96,7 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   // The powers become the speeds of rcp's arithmetic (exact rounding, the
   // row weights of the nnz/weight models, the fallback on missing speeds).
   PartitionInput by_power = input;
-  by_power.speed = drum_processing_powers(input, ratings_);
+  by_power.speed = drum_shares(input, drum_processing_powers(input, ratings_));
   return RcpPartitioner().partition(by_power);
 }
 

@@ -12,6 +12,13 @@
 // Processes of one node get the same availability, so on one node the shares
 // follow the ratings; across nodes a loaded node loses power and a node with
 // idle CPUs gains it, as in DRUM.
+//
+// With a communication weight w (FLEXMPI_DRUM_COMM_WEIGHT) each node's power
+// mixes in its communication power c_n (3.1.2.2, available bandwidth
+// Σ_i C_i − (λ_i + μ_i), measured by the Monitor from /proc/net/dev):
+// power_n = w c_n / Σ c + (1 − w) p_n / Σ p over the nodes (the flat model:
+// one switch over the job's hosts, machine::node_powers), and the node's
+// power is split among its processes in proportion to their p_j.
 #pragma once
 
 #include <vector>
@@ -23,6 +30,11 @@ namespace flexmpi {
 /// p_j of every process of `input` with capability `ratings` (0 where missing).
 std::vector<double> drum_processing_powers(const PartitionInput& input,
                                            const std::vector<double>& ratings);
+
+/// Each process's share of the load (they sum to 1): its node's DRUM power
+/// on the flat model, from `processing` (p_j per process) and the
+/// communication measures and weight of `input`, split by p_j within the node.
+std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing);
 
 class DrumPartitioner final : public Partitioner {
  public:
