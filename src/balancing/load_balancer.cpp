@@ -81,8 +81,7 @@ LoadBalancer::LoadBalancer(const Config& config)
       window_(config.lb_window),
       margin_(config.lb_margin),
       refine_threshold_(config.lb_refine),
-      communication_weight_(config.drum_communication_weight.value_or(0.0)),
-      communication_weight_from_caf_(!config.drum_communication_weight.has_value()),
+      communication_weight_(config.drum_communication_weight),
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 
@@ -131,8 +130,8 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
     input.node_communication_power.push_back(now.node_communication_power);
     input.node_caf.push_back(now.node_caf);
   }
-  input.communication_weight = communication_weight_;
-  input.communication_weight_from_caf = communication_weight_from_caf_;
+  input.communication_weight = communication_weight_.value_or(0.0);
+  input.communication_weight_from_caf = !communication_weight_.has_value();
   return input;
 }
 

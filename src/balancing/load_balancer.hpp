@@ -118,8 +118,7 @@ class LoadBalancer {
 
   double imbalance_threshold_;
   double dedicated_threshold_;
-  double communication_weight_;         // FLEXMPI_DRUM_COMM_WEIGHT
-  bool communication_weight_from_caf_;  // FLEXMPI_DRUM_COMM_WEIGHT=caf
+  std::optional<double> communication_weight_;  // FLEXMPI_DRUM_COMM_WEIGHT (nullopt: caf)
   int confirm_;
   int window_;
   double margin_;

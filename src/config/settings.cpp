@@ -206,8 +206,7 @@ std::vector<SettingDescriptor> malleability_settings() {
        }},
       {"FLEXMPI_GOAL_SPEEDUP", "goal-speedup", "(none)", "a number strictly between 0 and 1",
        "AMP goal as a fraction faster than the static run predicted at its first balanced "
-       "interval, "
-       "or traced in FLEXMPI_PROFILE (0.35 = 35 % less time); or FLEXMPI_GOAL",
+       "interval, or traced in FLEXMPI_PROFILE (0.35 = 35 % less time); or FLEXMPI_GOAL",
        [](Config& c, std::string_view v) { c.goal_speedup = parse_fraction(v); }},
       {"FLEXMPI_GOAL_TOLERANCE", "goal-tolerance", "0.01", "a number from 0 to below 1",
        "AMP keeps the processes while the predicted run is within goal x (1 +- this)",

@@ -57,6 +57,9 @@ class Monitor {
   }
 
  private:
+  // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
+  void measure_network(ProcessInterval& finished);
+
   MetricBackend& metric_;
   const CommProfile& profile_;
   IterationHook* hook_;
@@ -77,10 +80,8 @@ class Monitor {
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;
   std::vector<machine::CpuTimes> cpu_times_;  // of the node's CPUs at the interval's start
-  // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
-  void measure_network(ProcessInterval& finished);
-  // The node's interface counters at the interval's start, and when read.
   bool probe_network_;
+  // The node's interface counters at the interval's start, and when read.
   std::vector<machine::InterfaceCounters> interfaces_;
   double interfaces_time_ = 0.0;
   std::map<std::string, double> capacities_;  // C_i by interface, read once
