@@ -77,11 +77,11 @@ nlohmann::json BalanceDecision::to_json() const {
 LoadBalancer::LoadBalancer(const Config& config)
     : imbalance_threshold_(config.imbalance_threshold),
       dedicated_threshold_(config.dedicated_threshold),
+      communication_weight_(config.drum_communication_weight),
       confirm_(config.lb_confirm),
       window_(config.lb_window),
       margin_(config.lb_margin),
       refine_threshold_(config.lb_refine),
-      communication_weight_(config.drum_communication_weight),
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 

@@ -202,18 +202,22 @@ void sleep_wait(double seconds) {
 
 void UnitTimeEstimate::add(double seconds, double units) {
   if (units <= 0.0) units = 1.0;
-  const bool typical = reference_ == Reference::typical;
-  if (typical && std::abs(units - units_) > 0.01 * units) {
+  const double per_unit = std::max(0.0, seconds) / units;
+  if (reference_ == Reference::uncontended) {
+    if (least_ < 0.0 || per_unit < least_) least_ = per_unit;
+    return;
+  }
+  if (std::abs(units - units_) > 0.01 * units) {
     window_.clear();
     units_ = units;
   }
-  if (window_.size() == (typical ? kWindow : kUncontendedWindow)) window_.erase(window_.begin());
-  window_.push_back(std::max(0.0, seconds) / units);
+  if (window_.size() == kWindow) window_.erase(window_.begin());
+  window_.push_back(per_unit);
 }
 
 double UnitTimeEstimate::unit_seconds() const {
-  if (reference_ == Reference::typical || window_.empty()) return lower_median(window_);
-  return *std::min_element(window_.begin(), window_.end());
+  if (reference_ == Reference::uncontended) return std::max(0.0, least_);
+  return lower_median(window_);
 }
 
 namespace {

@@ -12,10 +12,9 @@ set -uo pipefail
 two_hosts=$1 mpiexec=$2 jacobi=$3
 work=$(mktemp -d)
 trap 'rm -rf "${work}"' EXIT
-# Two ranks on two cores: no yielding (a rank that sleeps in its MPI waits
-# over TCP reads as a shared processing element, and the balancer then
-# compares CPU times that say little; see docs/architecture.md, "DRUM").
-OMPI_MCA_mpi_yield_when_idle=0 FLEXMPI_PARTITIONER=drum FLEXMPI_DRUM_COMM_WEIGHT=0.5 FLEXMPI_EMULATE_SPEED=1,0.5 \
+# Each host's orted would bind its rank to "its" core 0, the same core for
+# both: two_hosts.sh launches with --bind-to none (docs/architecture.md, "DRUM").
+FLEXMPI_PARTITIONER=drum FLEXMPI_DRUM_COMM_WEIGHT=0.5 FLEXMPI_EMULATE_SPEED=1,0.5 \
   FLEXMPI_TRACE="${work}/trace.jsonl" TWO_HOSTS_MPIEXEC_ARGS="--map-by node" \
   bash "${two_hosts}" "${mpiexec}" "${jacobi}" --size 800 --iterations 600 --sampling-interval 25 \
   > "${work}/out" 2>&1

@@ -8,7 +8,9 @@
 #
 #   two_hosts.sh MPIEXEC PROGRAM [ARGS...]
 # FLEXMPI_* variables of the environment reach the processes on both hosts;
-# TWO_HOSTS_MPIEXEC_ARGS adds mpiexec arguments (e.g. --map-by node).
+# TWO_HOSTS_MPIEXEC_ARGS adds mpiexec arguments (e.g. --map-by node). The
+# processes are not bound: each host's orted would bind its first rank to
+# its core 0, which is the same core for both hosts.
 set -u
 mpiexec=$1
 shift
@@ -72,5 +74,5 @@ bash "$(dirname "$0")/run_spawn_test.sh" 60 3 \
   ip netns exec "${ns_a}" unshare --uts sh -c "hostname fxhosta && \
   FLEXMPI_HOSTFILE=${work}/hosts exec ${mpiexec} --mca plm_rsh_agent ${work}/agent \
   --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 \
-  --host fxhosta:2,fxhostb:2 ${TWO_HOSTS_MPIEXEC_ARGS:-} -x FLEXMPI_HOSTFILE ${exports} \
+  --host fxhosta:2,fxhostb:2 --bind-to none ${TWO_HOSTS_MPIEXEC_ARGS:-} -x FLEXMPI_HOSTFILE ${exports} \
   -n 2 ${program}"
