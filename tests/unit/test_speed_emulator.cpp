@@ -207,7 +207,7 @@ TEST(UnitTimeEstimate, UncontendedKeepsTheLeastSinceTheStart) {
   UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
   estimate.add(1.0, 1.0);
   for (int i = 0; i < 10000; ++i) estimate.add(2.0, 1.0);  // the VM slower for a long while
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);         // the emulated PE is not
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);          // the emulated PE is not
   estimate.add(0.5, 1.0);
   EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.5);
 }
