@@ -203,21 +203,23 @@ void sleep_wait(double seconds) {
 void UnitTimeEstimate::add(double seconds, double units) {
   if (units <= 0.0) units = 1.0;
   const double per_unit = std::max(0.0, seconds) / units;
-  if (reference_ == Reference::uncontended) {
-    if (least_ < 0.0 || per_unit < least_) least_ = per_unit;
-    return;
-  }
-  if (std::abs(units - units_) > 0.01 * units) {
+  const bool typical = reference_ == Reference::typical;
+  if (typical && std::abs(units - units_) > 0.01 * units) {
     window_.clear();
     units_ = units;
   }
-  if (window_.size() == kWindow) window_.erase(window_.begin());
+  if (window_.size() == (typical ? kWindow : kUncontendedWindow)) window_.erase(window_.begin());
   window_.push_back(per_unit);
 }
 
 double UnitTimeEstimate::unit_seconds() const {
-  if (reference_ == Reference::uncontended) return std::max(0.0, least_);
-  return lower_median(window_);
+  if (reference_ == Reference::typical || window_.empty()) return lower_median(window_);
+  // The kUncontendedQuantile of the window: a low quantile, not the least.
+  std::vector<double> sorted = window_;
+  const auto k =
+      static_cast<std::ptrdiff_t>(kUncontendedQuantile * static_cast<double>(sorted.size() - 1));
+  std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
+  return sorted[static_cast<std::size_t>(k)];
 }
 
 namespace {

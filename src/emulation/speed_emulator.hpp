@@ -128,8 +128,9 @@ void sleep_wait(double seconds);
 ///   odd slow iteration (first touch of a new block, a preemption) that a
 ///   mean or the last sample would carry into the target, and follows a core
 ///   whose own speed drifts.
-/// - `uncontended` (sleep mode): the least since the process started,
-///   whatever the work. A sleeping emulated PE stands for a
+/// - `uncontended` (sleep mode): the kUncontendedQuantile (a low quantile)
+///   of its last kUncontendedWindow iterations, whatever the work. A
+///   sleeping emulated PE stands for a
 ///   dedicated core: the wait for one of the real cores, which 8-20 emulated
 ///   PEs on 2 share, is an artefact of the emulation. At relative speeds of
 ///   0.006-0.015 (the thesis's cluster, bench/malleability) the target is
@@ -141,16 +142,19 @@ void sleep_wait(double seconds);
 ///   a real time, so the least one is the core's. Not started afresh on a new
 ///   block: its first iterations, all waiting, made every moved process look
 ///   slow in the interval after a move, which asked for the next move
-///   (docs/architecture.md, "sleep mode"). Not a window either: with the
-///   least of the last 64 iterations, a VM whose cores slowed down for a
-///   few seconds (measured: a pinned 0.5 ms loop varies 1.4x) made the
-///   emulated PEs 25 % slower with the same rows, since the emulated time is
-///   the real one times 1/s; the PE a sleeping process stands for keeps one
-///   speed, as the dedicated cores of the thesis's clusters do.
+///   (docs/architecture.md, "sleep mode"). A long window: with the least
+///   of the last 64 iterations, a VM whose cores slowed down for a few
+///   seconds (measured: a pinned 0.5 ms loop varies 1.4x) made the emulated
+///   PEs 25 % slower with the same rows, since the emulated time is the real
+///   one times 1/s. A low quantile, not the least: the least since the start
+///   let one iteration whose work was reported larger than it was done
+///   (EpiGraph) make a PE 3 times faster for the rest of the run.
 class UnitTimeEstimate {
  public:
   enum class Reference { typical, uncontended };
   static constexpr std::size_t kWindow = 15;
+  static constexpr std::size_t kUncontendedWindow = 512;
+  static constexpr double kUncontendedQuantile = 0.1;
   explicit UnitTimeEstimate(Reference reference = Reference::typical) : reference_(reference) {}
   /// Adds an iteration that computed `units` work units in `seconds`
   /// (units <= 0: the work is unknown, one unit per iteration).
@@ -160,9 +164,8 @@ class UnitTimeEstimate {
 
  private:
   Reference reference_;
-  std::vector<double> window_;  // per-unit times, oldest first (typical)
+  std::vector<double> window_;  // per-unit times, oldest first
   double units_ = -1.0;         // work of the samples in the window (typical)
-  double least_ = -1.0;         // least per-unit time so far (uncontended); < 0: none yet
 };
 
 /// The slowdown of one process; Monitor calls it at the end of every iteration.

@@ -203,13 +203,16 @@ TEST(UnitTimeEstimate, UncontendedIsTheLeastPerUnitTimeWhateverTheWork) {
   EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);
 }
 
-TEST(UnitTimeEstimate, UncontendedKeepsTheLeastSinceTheStart) {
+TEST(UnitTimeEstimate, UncontendedIgnoresASlowSpellAndAFastOutlier) {
   UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
-  estimate.add(1.0, 1.0);
-  for (int i = 0; i < 10000; ++i) estimate.add(2.0, 1.0);  // the VM slower for a long while
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);          // the emulated PE is not
-  estimate.add(0.5, 1.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.5);
+  for (int i = 0; i < 100; ++i) estimate.add(1.0, 1.0);
+  for (int i = 0; i < 400; ++i) estimate.add(2.0, 1.0);  // the VM slower for a long while
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);        // the emulated PE is not
+  estimate.add(0.1, 1.0);                                // work reported larger than was done, once
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);
+  // A whole window slower: the PE follows.
+  for (std::size_t i = 0; i < UnitTimeEstimate::kUncontendedWindow; ++i) estimate.add(2.0, 1.0);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
 }
 
 TEST(SpeedEmulator, SleepModeTargetsTheUncontendedTime) {
