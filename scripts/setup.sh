@@ -18,6 +18,8 @@ packages=(
   mpich libmpich-dev
   # numerical and machine-model libraries (partitioners, policies, DRUM)
   libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev libpugixml-dev
+  # DRUM's link capacity: the rate tc shapes a link to, read through rtnetlink
+  libnl-route-3-dev
   # flexmpi-drum-config's capability benchmark (dgesv) and the Zoltan example of DRUM
   liblapack-dev libtrilinos-zoltan-dev
   # C++ libraries used by the library and the tools

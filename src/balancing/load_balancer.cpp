@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "flexmpi/error.hpp"
@@ -42,6 +43,19 @@ RebalanceCase rebalance_case(const LoadBalancer::Situation& situation, const Par
     change.proposed_work.push_back(block_work(proposed[p], situation.row_work));
   }
   return change;
+}
+
+// The largest change of a block, in rows, over the mean block: how far the
+// blocks are from a partitioner's own target.
+double departure(const Decomposition& current, const Decomposition& target,
+                 std::int64_t global_size) {
+  if (current.empty() || global_size <= 0) return 0.0;
+  std::int64_t largest = 0;
+  for (std::size_t p = 0; p < current.size() && p < target.size(); ++p) {
+    largest = std::max(largest, std::abs(target[p].count - current[p].count));
+  }
+  return static_cast<double>(largest) * static_cast<double>(current.size()) /
+         static_cast<double>(global_size);
 }
 
 }  // namespace
@@ -181,6 +195,19 @@ void LoadBalancer::remember(const IntervalReport& report, const Situation& situa
   unbalanced_streak_ = unbalanced ? unbalanced_streak_ + 1 : 0;
 }
 
+bool LoadBalancer::evidence_balanced(const PartitionInput& input, bool refining,
+                                     BalanceDecision& decision) const {
+  const double evidence_imbalance = imbalance_of(input.computation_time);
+  // Under the refinement threshold the blocks are as good as the noise lets us know.
+  if (evidence_imbalance > (refining ? refine_threshold_ : imbalance_threshold_)) return false;
+  if (!refining) {
+    decision.held = fmt::format(
+        "the median times of the last {} intervals are {:.0f} % unbalanced, under the threshold",
+        evidence_.size(), 100.0 * evidence_imbalance);
+  }
+  return true;
+}
+
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
   if (report.processes.size() != situation.current.size()) {
@@ -206,12 +233,20 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.confirmations_needed = needed;
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
-  if (!decision.verdict.rebalance && !refining) return decision;
+  const PartitionInput input = confirmed_input(situation);
+  // A partitioner with a target of its own (DRUM's communication term) is
+  // asked once a full window was measured on the current blocks: DRUM keeps
+  // the first rates it sees as its benchmark ratings, and a run's first
+  // intervals are not yet representative.
+  const bool own_target = partitioner_->targets_unequal_times(input);
+  const bool target_due = own_target && !refining &&
+                          evidence_.size() >= static_cast<std::size_t>(std::max(needed, window_));
+  if (!decision.verdict.rebalance && !refining && !target_due) return decision;
   if (situation.remaining_iterations <= 0) {
-    if (!refining) decision.held = "no iteration left to use a new partition";
+    if (!refining && !target_due) decision.held = "no iteration left to use a new partition";
     return decision;
   }
-  if (!refining && decision.confirmations < needed) {
+  if (!refining && !target_due && decision.confirmations < needed) {
     decision.held =
         "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
         std::to_string(needed) + " consecutive intervals a move needs" +
@@ -219,17 +254,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     return decision;
   }
 
-  const PartitionInput input = confirmed_input(situation);
-  const double evidence_imbalance = imbalance_of(input.computation_time);
-  // Under the refinement threshold the blocks are as good as the noise lets us know.
-  if (evidence_imbalance <= (refining ? refine_threshold_ : imbalance_threshold_)) {
-    if (!refining) {
-      decision.held = fmt::format(
-          "the median times of the last {} intervals are {:.0f} % unbalanced, under the threshold",
-          evidence_.size(), 100.0 * evidence_imbalance);
-    }
-    return decision;
-  }
+  if (!own_target && evidence_balanced(input, refining, decision)) return decision;
   PartitionResult result = partitioner_->partition(input);
   if (!covers_exactly(result.blocks, situation.global_size) ||
       result.blocks.size() != situation.current.size()) {
@@ -239,12 +264,18 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     return decision;
   }
   decision.fallback = result.fallback;
-  if (result.blocks == situation.current) return decision;
+  if (result.blocks == situation.current ||
+      (own_target && departure(situation.current, result.blocks, situation.global_size) <=
+                         imbalance_threshold_)) {
+    return decision;
+  }
 
   decision.settled = refining;
   decision.assessment =
       assess_rebalance(rebalance_case(situation, input, result.blocks), cost, margin_);
-  if (!decision.assessment->pays) {
+  // The model prices computation and data movement only; the gain a
+  // communication term aims at is outside it, so it does not veto that target.
+  if (!decision.assessment->pays && !own_target) {
     decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)";
     return decision;
   }

@@ -22,7 +22,14 @@
 //   dedicated intervals still shows above `lb_refine` in its medians is moved
 //   too (if it pays), once after each move of Alg. 5. Alg. 5 alone leaves a
 //   partition up to imbalance_threshold off for the rest of the run when its
-//   move was made from two noisy intervals.
+//   move was made from two noisy intervals;
+// - a partitioner's own target: where the partitioner does not aim at equal
+//   times (drum with a communication weight, DRUM thesis 3.1.2.3), a window
+//   full window of intervals on the current blocks asks it for its blocks, and
+//   they move (if it pays) when a block would change by more than the
+//   imbalance threshold of the mean block. Times alone would never move data
+//   away from a node whose only handicap is its link: a bulk-synchronous
+//   code waits for that link in every process alike (issue 15).
 #pragma once
 
 #include <deque>
@@ -111,6 +118,10 @@ class LoadBalancer {
  private:
   /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+  /// True, with decision.held saying so unless refining, when the evidence
+  /// window's median times are unbalanced by no more than the threshold.
+  bool evidence_balanced(const PartitionInput& input, bool refining,
+                         BalanceDecision& decision) const;
   /// true when the window's medians may show a settled imbalance worth a move.
   [[nodiscard]] bool settled_imbalance_possible(const BalanceVerdict& verdict) const;
   /// Adds an interval to the evidence about the current blocks.

@@ -65,6 +65,13 @@ class Partitioner {
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// New blocks: contiguous, in rank order, covering [0, global_size).
   virtual PartitionResult partition(const PartitionInput& input) = 0;
+  /// True when the blocks this partitioner wants for `input` are not those
+  /// that equalize the computation times (DRUM's communication term gives a
+  /// node behind a slow link less than its speed's share). The balancer then
+  /// moves when the blocks depart from that target, not when times differ.
+  [[nodiscard]] virtual bool targets_unequal_times(const PartitionInput& /*input*/) const {
+    return false;
+  }
   /// Forgets what earlier calls learnt (e.g. a history of measurements):
   /// called when the set of processes changes. Stateless partitioners ignore it.
   virtual void reset() {}

@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "flexmpi/error.hpp"
+#include "machine/link_shaping.hpp"
 #include "util/split.hpp"
 
 namespace flexmpi::machine {
@@ -157,7 +158,7 @@ double parse_interface_speed(std::string_view text) {
 
 double interface_capacity(const std::string& name) {
   const double mbits = parse_interface_speed(read_kernel_file("/sys/class/net/" + name + "/speed"));
-  return mbits * 1e6 / 8.0;  // Mbit/s -> octets per second
+  return link_capacity(mbits * 1e6 / 8.0, root_shaping_rate(name));  // Mbit/s -> octets/s
 }
 
 }  // namespace flexmpi::machine

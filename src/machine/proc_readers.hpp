@@ -88,8 +88,9 @@ std::vector<InterfaceActivity> interface_activity(const std::vector<InterfaceCou
 /// 0 when the kernel does not know it (virtual interfaces report -1 or fail).
 double parse_interface_speed(std::string_view text);
 
-/// C_i of a live interface: its speed (/sys/class/net/<name>/speed) in
-/// octets per second, the unit of lambda and mu; 0 when unknown.
+/// C_i of a live interface in octets per second, the unit of lambda and mu:
+/// its speed (/sys/class/net/<name>/speed), or the rate `tc` shapes it to
+/// when that is lower (link_shaping.hpp); 0 when neither is known.
 double interface_capacity(const std::string& name);
 
 }  // namespace flexmpi::machine

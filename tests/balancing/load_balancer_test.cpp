@@ -328,6 +328,34 @@ TEST(RebalanceModel, TheMeasuredCostReplacesTheDefaultPrice) {
   EXPECT_EQ(cost.observations(), 2);
 }
 
+// Equal processes on two hosts, host 1 behind a saturated link (c_n = 0):
+// times are balanced, so only the drum partitioner's own target (the
+// communication term, w_comm = 0.5) can move rows, and only after a full
+// window; without the term nothing moves.
+TEST(LoadBalancer, DrumsCommunicationTermMovesBalancedTimesAfterAWindow) {
+  const auto run = [](double communication_weight) {
+    Config config;  // confirm 2, window 5
+    config.partitioner = "drum";
+    config.drum_communication_weight = communication_weight;
+    LoadBalancer balancer(config);
+    IntervalReport report = test::dedicated_report({{500, 1.0}, {500, 1.0}});
+    for (std::size_t p = 0; p < 2; ++p) {
+      report.processes[p].host_id = static_cast<double>(p + 1);
+      report.processes[p].node_communication_power = p == 0 ? 1e9 : 0.0;
+    }
+    std::vector<BalanceDecision> decisions;
+    for (int interval = 0; interval < 5; ++interval) {
+      decisions.push_back(balancer.evaluate(report, situation({{500, 0}, {500, 500}}), {}));
+    }
+    return decisions;
+  };
+  const std::vector<BalanceDecision> with_term = run(0.5);
+  for (int interval = 0; interval < 4; ++interval) EXPECT_FALSE(with_term[interval].changed);
+  ASSERT_TRUE(with_term[4].changed);
+  EXPECT_EQ(with_term[4].after[1].count, 250);  // 0.5 x 0 + 0.5 x 1/2 of 1000 rows
+  for (const BalanceDecision& decision : run(0.0)) EXPECT_FALSE(decision.changed);
+}
+
 TEST(RebalanceModel, StartsFromTheCalibratedPrice) {
   RedistributionCost cost(7e-5, 3e-10);  // a machine profile's "redistribution"
   EXPECT_DOUBLE_EQ(cost.predict(1e6), 7e-5 + 1e6 * 3e-10);

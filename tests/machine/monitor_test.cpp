@@ -4,11 +4,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
 #include "flexmpi/error.hpp"
+#include "machine/link_shaping.hpp"
 #include "machine/proc_readers.hpp"
 #include "machine/resource_monitor.hpp"
 #include "util/text_file.hpp"
@@ -77,6 +83,46 @@ TEST(ProcReaders, InterfaceSpeed) {
   EXPECT_DOUBLE_EQ(parse_interface_speed("1000\n"), 1000.0);
   EXPECT_DOUBLE_EQ(parse_interface_speed("-1\n"), 0.0);  // virtual interface
   EXPECT_DOUBLE_EQ(parse_interface_speed(""), 0.0);      // "Invalid argument" on read
+}
+
+TEST(LinkShaping, TheCapacityIsTheSmallerKnownRate) {
+  EXPECT_DOUBLE_EQ(link_capacity(1.25e9, 1.25e6), 1.25e6);  // a veth shaped to 10 Mbit/s
+  EXPECT_DOUBLE_EQ(link_capacity(1.25e7, 1.25e9), 1.25e7);  // shaped above its speed
+  EXPECT_DOUBLE_EQ(link_capacity(1.25e9, std::nullopt), 1.25e9);
+  EXPECT_DOUBLE_EQ(link_capacity(0.0, 1.25e6), 1.25e6);  // speed unknown
+  EXPECT_DOUBLE_EQ(link_capacity(0.0, std::nullopt), 0.0);
+}
+
+TEST(LinkShaping, NoRateWithoutATokenBucket) {
+  EXPECT_FALSE(root_shaping_rate("no-such-interface").has_value());
+  EXPECT_FALSE(root_shaping_rate("lo").has_value());
+}
+
+// The netlink read on a real shaped link: a veth pair with a root tbf of
+// 10 Mbit/s on one end (the speed file says 10000 Mbit/s), made in a network
+// namespace of a child process so that the machine's own interfaces are not touched.
+TEST(LinkShaping, ReadsTheRateOfATokenBucketFilter) {
+  if (geteuid() != 0) GTEST_SKIP() << "a network namespace needs root";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (unshare(CLONE_NEWNET) != 0) _exit(77);
+    if (std::system("ip link add fxveth0 type veth peer name fxveth1 && ip link set fxveth0 up && "
+                    "ip link set fxveth1 up && "
+                    "tc qdisc add dev fxveth0 root tbf rate 10mbit burst 32kbit latency 50ms") !=
+        0) {
+      _exit(77);
+    }
+    const std::optional<double> rate = root_shaping_rate("fxveth0");
+    const bool right = rate.has_value() && *rate == 1.25e6 &&
+                       interface_capacity("fxveth0") == 1.25e6;
+    _exit(right ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot make a shaped veth pair here";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the 10 Mbit/s tbf was not read as 1.25e6 octets/s";
 }
 
 TEST(ResourceMonitor, SamplesAtThePeriodAndSeesABusyProcess) {

@@ -40,6 +40,9 @@ class DrumPartitioner final : public Partitioner {
  public:
   std::string_view name() const override { return "drum"; }
   PartitionResult partition(const PartitionInput& input) override;
+  bool targets_unequal_times(const PartitionInput& input) const override {
+    return input.communication_weight_from_caf || input.communication_weight > 0.0;
+  }
   void reset() override { ratings_.clear(); }
 
  private:
