@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "sparse_input.hpp"
 
@@ -126,17 +127,25 @@ std::uint64_t RowGraph::checksum() const {
   return sum;
 }
 
-void RowGraph::multiply_for(double seconds) const {
+void RowGraph::multiply_for(double seconds, double speed) const {
   const std::vector<double> x(static_cast<std::size_t>(size_), 1.0);
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   volatile double sink = 0;
   while (std::chrono::steady_clock::now() < until) {
+    const auto start = std::chrono::steady_clock::now();
     for (const auto& [id, row] : rows_) {
       double y = 0;
       for (std::size_t k = 0; k < row.columns.size(); ++k) y += row.values[k] * x[row.columns[k]];
       sink = sink + y;
     }
+    emulate_speed(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                  speed);
   }
+}
+
+void emulate_speed(double computed, double speed) {
+  if (speed >= 1.0 || speed <= 0.0 || computed <= 0.0) return;
+  std::this_thread::sleep_for(std::chrono::duration<double>(computed * (1.0 / speed - 1.0)));
 }
 
 void register_callbacks(Zoltan_Struct* zz, RowGraph& graph) {

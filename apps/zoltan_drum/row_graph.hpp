@@ -26,12 +26,14 @@ class RowGraph {
   explicit RowGraph(const std::string& matrix_file);
 
   [[nodiscard]] long long local_rows() const { return static_cast<long long>(rows_.size()); }
+  [[nodiscard]] long long global_rows() const { return size_; }
   /// Sum modulo 2^64 of a hash of each owned row (its number, columns and
   /// values): summed over the processes, it does not depend on who owns what.
   [[nodiscard]] std::uint64_t checksum() const;
   /// Computes y = A x on the owned rows again and again for `seconds`: the
-  /// work of the phase DRUM monitors.
-  void multiply_for(double seconds) const;
+  /// work of the phase DRUM monitors, on a processing element of relative
+  /// `speed` (emulate_speed).
+  void multiply_for(double seconds, double speed) const;
 
   [[nodiscard]] const std::map<ZOLTAN_ID_TYPE, Row>& rows() const { return rows_; }
   [[nodiscard]] std::map<ZOLTAN_ID_TYPE, Row>& rows() { return rows_; }
@@ -43,6 +45,12 @@ class RowGraph {
   int processes_ = 1;
   std::map<ZOLTAN_ID_TYPE, Row> rows_;
 };
+
+/// SPEC 6's sleep-mode emulation of a slower processing element: after
+/// computing for `computed` seconds at full speed, sleeps computed x (1/speed - 1),
+/// so that emulated hosts take their time without competing for this
+/// machine's cores. speed >= 1: no emulation.
+void emulate_speed(double computed, double speed);
 
 /// Registers the query and migration callbacks of `graph` on `zz`.
 void register_callbacks(Zoltan_Struct* zz, RowGraph& graph);

@@ -17,6 +17,10 @@
 //    pack/unpack callbacks).
 // 4. Rank 0 prints every process's rows and DRUM part size, and checks that the
 //    row count and a checksum of the migrated rows are preserved.
+// 5. With --steps N, the solve phase on the new parts (halo_solver.hpp): N
+//    steps of a halo exchange and --products products; the slowest process's
+//    time, each process's communication, and a checksum of the result that
+//    every partition must reproduce.
 #include <mpi.h>
 #include <zoltan.h>
 
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "flexmpi/drum.h"
+#include "halo_solver.hpp"
 #include "row_graph.hpp"
 
 namespace {
@@ -38,6 +43,12 @@ struct Options {
   std::string topology;
   double monitor_seconds = 0.5;
   int expect_fewest = -1;
+  std::vector<std::string> drum_parameters;  ///< NAME=VALUE, for DRUM_setParam
+  bool equal_parts = false;                  ///< Zoltan without DRUM: 1/P each
+  int steps = 0;
+  int products = 1;
+  bool monitor_solve = false;  ///< DRUM's agents run during the solve phase (overhead)
+  double speed = 1.0;  ///< emulated relative speed of every process (SPEC 6, sleep mode)
 };
 
 /// Stops the program on every process: the example has no way to go on.
@@ -51,8 +62,8 @@ void check_drum(int code, const char* call) {
   if (code == DRUM_FATAL || code == DRUM_MEMERR) fail(std::string(call) + " failed");
 }
 
-/// This process's DRUM part size after monitoring `seconds` of sparse products.
-float drum_part_size(const Options& options, flexmpi_zoltan_drum::RowGraph& graph) {
+/// A DRUM model of the job, with the parameters of the command line.
+DRUM_machineModel* create_drum(const Options& options) {
   DRUM_machineModel* dmm = DRUM_createMachineModel(MPI_COMM_WORLD, DRUM_SILENT);
   if (dmm == nullptr) fail("DRUM_createMachineModel failed");
   if (!options.topology.empty()) {
@@ -60,15 +71,27 @@ float drum_part_size(const Options& options, flexmpi_zoltan_drum::RowGraph& grap
     check_drum(DRUM_setParam(dmm, "XML_TOPOLOGY_FILE", options.topology.c_str()),
                "DRUM_setParam(XML_TOPOLOGY_FILE)");
   }
+  for (const std::string& parameter : options.drum_parameters) {
+    const std::size_t equals = parameter.find('=');
+    if (equals == std::string::npos) fail("--drum-param " + parameter + ": expected NAME=VALUE");
+    const std::string name = parameter.substr(0, equals);
+    check_drum(DRUM_setParam(dmm, name.c_str(), parameter.substr(equals + 1).c_str()),
+               ("DRUM_setParam(" + name + ")").c_str());
+  }
   check_drum(DRUM_initMachineModel(dmm), "DRUM_initMachineModel");
+  return dmm;
+}
+
+/// This process's DRUM part size after monitoring `seconds` of sparse products.
+float drum_part_size(DRUM_machineModel* dmm, const Options& options,
+                     const flexmpi_zoltan_drum::RowGraph& graph) {
   check_drum(DRUM_startMonitoring(dmm), "DRUM_startMonitoring");
-  graph.multiply_for(options.monitor_seconds);
+  graph.multiply_for(options.monitor_seconds, options.speed);
   check_drum(DRUM_stopMonitoring(dmm), "DRUM_stopMonitoring");
   check_drum(DRUM_computePowers(dmm), "DRUM_computePowers");
   int ierr = DRUM_OK;
   const float part_size = DRUM_getLocalPartSize(dmm, &ierr);
   check_drum(ierr, "DRUM_getLocalPartSize");
-  check_drum(DRUM_deleteMachineModel(dmm), "DRUM_deleteMachineModel");
   return part_size;
 }
 
@@ -165,6 +188,25 @@ int report(const Options& options, const flexmpi_zoltan_drum::RowGraph& graph, f
   return preserved ? 0 : 1;
 }
 
+/// Rank 0 prints the solve phase: its time, and per process the halo and the
+/// time spent exchanging it and computing.
+void report_solve(const Options& options, const flexmpi_zoltan_drum::SolveResult& result) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double mine[3] = {static_cast<double>(result.halo_values), result.communication_seconds,
+                          result.computation_seconds};
+  std::vector<double> all(3 * static_cast<std::size_t>(size));
+  MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  for (int r = 0; r < size; ++r) {
+    std::printf("rank %d: halo %.0f values, exchange %.3f s, products %.3f s\n", r, all[3 * r],
+                all[3 * r + 1], all[3 * r + 2]);
+  }
+  std::printf("solve: steps=%d products=%d checksum=%016llx time=%.3f s\n", options.steps,
+              options.products, static_cast<unsigned long long>(result.checksum), result.seconds);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,6 +228,24 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--expect-fewest", options.expect_fewest,
                  "fail unless this rank gets the fewest rows (tests)");
+  app.add_option("--drum-param", options.drum_parameters,
+                 "NAME=VALUE for DRUM_setParam, e.g. COMMUNICATION_WEIGHT=0.3 (repeatable)");
+  app.add_flag("--equal-parts", options.equal_parts,
+               "Zoltan without DRUM: every part 1/P (DRUM still reports its powers)");
+  app.add_option("--steps", options.steps, "steps of the solve phase after the migration")
+      ->check(CLI::Range(0, 100000000));
+  app.add_option("--products", options.products, "products per step of the solve phase")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_flag("--monitor-solve", options.monitor_solve,
+               "run DRUM's monitoring agents during the solve phase (their cost: with "
+               "--drum-param DEBUG_LEVEL=4 each rank prints its agent's CPU time)");
+  app.add_option("--emulate-speed", options.speed,
+                 "relative speed of every process's processing element, emulated by sleeping "
+                 "after each computation (1: none); hosts of one machine then do not compete "
+                 "for its cores")
+      ->check(CLI::Range(0.001, 1.0))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -196,11 +256,25 @@ int main(int argc, char** argv) {
   check_zoltan(Zoltan_Initialize(argc, argv, &zoltan_version), "Zoltan_Initialize");
   flexmpi_zoltan_drum::RowGraph graph(options.matrix);
   const Totals before = totals(graph);
-  const float part_size = drum_part_size(options, graph);
+  DRUM_machineModel* dmm = create_drum(options);
+  const float part_size = drum_part_size(dmm, options, graph);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   Zoltan_Struct* zz = create_zoltan(options, graph);
-  const int moved = partition_and_migrate(zz, part_size);
+  const int moved =
+      partition_and_migrate(zz, options.equal_parts ? 1.0F / static_cast<float>(size) : part_size);
   Zoltan_Destroy(&zz);
   const int status = report(options, graph, part_size, before, moved);
+  if (options.steps > 0) {
+    // With --monitor-solve DRUM's agents watch the whole solve phase, as they
+    // watch an application between two rebalancings (Table 5.3's overhead).
+    if (options.monitor_solve) check_drum(DRUM_startMonitoring(dmm), "DRUM_startMonitoring");
+    const flexmpi_zoltan_drum::SolveResult result =
+        flexmpi_zoltan_drum::solve(graph, options.steps, options.products, options.speed);
+    if (options.monitor_solve) check_drum(DRUM_stopMonitoring(dmm), "DRUM_stopMonitoring");
+    report_solve(options, result);
+  }
+  check_drum(DRUM_deleteMachineModel(dmm), "DRUM_deleteMachineModel");
   MPI_Finalize();
   return status;
 }

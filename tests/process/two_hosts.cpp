@@ -1,6 +1,6 @@
 // Placement across hosts (thesis 4.4): two "hosts" fxhosta (node class a)
 // and fxhostb (class b), 2 processing elements each, are network namespaces
-// with their own hostnames (two_hosts.sh builds them and runs this program
+// with their own hostnames (netns_hosts.sh builds them and runs this program
 // on fxhosta with 2 processes). The scheduler must put the processes
 // spawned on class b on fxhostb (MPI_Info "host"), the data must reach them
 // over TCP, class a must be full, and removal by class must pick them.
