@@ -159,7 +159,8 @@ SolveResult solve(const RowGraph& graph, int steps, int products, double speed) 
   MPI_Allreduce(MPI_IN_PLACE, &largest_row_sum, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const double scale = largest_row_sum > 0 ? 1.0 / largest_row_sum : 1.0;
   SolveResult result;
-  for (const Neighbour& n : neighbours) result.halo_values += static_cast<long long>(n.receive_rows.size());
+  for (const Neighbour& n : neighbours)
+    result.halo_values += static_cast<long long>(n.receive_rows.size());
   const auto [rows, interior] = ordered_rows(graph, neighbours);
   std::vector<double> y(rows.size());
   // y = s A x on rows [first, last) of `rows`, `products` times.
@@ -168,7 +169,8 @@ SolveResult solve(const RowGraph& graph, int steps, int products, double speed) 
       for (std::size_t i = first; i < last; ++i) {
         const Row& row = rows[i]->second;
         double sum = 0;
-        for (std::size_t k = 0; k < row.columns.size(); ++k) sum += row.values[k] * x[row.columns[k]];
+        for (std::size_t k = 0; k < row.columns.size(); ++k)
+          sum += row.values[k] * x[row.columns[k]];
         y[i] = scale * sum;
       }
     }

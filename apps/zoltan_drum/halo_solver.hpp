@@ -2,9 +2,9 @@
 // rebalancings, on the rows Zoltan placed. Each step exchanges the values of
 // the rows a neighbouring part needs (its halo: one message per neighbour,
 // point to point, as the DRUM thesis's finite-element solvers do) while it
-// computes the interior rows, then the boundary rows: x = s A x on the owned rows. A part's communication grows with its
-// boundary, so with its size: the case where DRUM's communication term can
-// pay (DRUM thesis 5.3, the perforated shock tube behind a slow switch).
+// computes the interior rows, then the boundary rows: x = s A x on the owned rows. A part's
+// communication grows with its boundary, so with its size: the case where DRUM's communication term
+// can pay (DRUM thesis 5.3, the perforated shock tube behind a slow switch).
 #pragma once
 
 #include <cstdint>

@@ -92,6 +92,7 @@ LoadBalancer::LoadBalancer(const Config& config)
     : imbalance_threshold_(config.imbalance_threshold),
       dedicated_threshold_(config.dedicated_threshold),
       communication_weight_(config.drum_communication_weight),
+      machine_topology_(config.drum_topology),
       confirm_(config.lb_confirm),
       window_(config.lb_window),
       margin_(config.lb_margin),
@@ -146,6 +147,7 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
   }
   input.communication_weight = communication_weight_.value_or(0.0);
   input.communication_weight_from_caf = !communication_weight_.has_value();
+  input.machine_topology = machine_topology_;
   return input;
 }
 

@@ -130,6 +130,7 @@ class LoadBalancer {
   double imbalance_threshold_;
   double dedicated_threshold_;
   std::optional<double> communication_weight_;  // FLEXMPI_DRUM_COMM_WEIGHT (nullopt: caf)
+  std::string machine_topology_;                // FLEXMPI_DRUM_TOPOLOGY (empty: flat)
   int confirm_;
   int window_;
   double margin_;

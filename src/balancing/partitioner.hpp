@@ -51,6 +51,8 @@ struct PartitionInput {
   /// 1 − 1/(1 + CAF_n). 0: processing power only.
   double communication_weight = 0.0;
   bool communication_weight_from_caf = false;
+  /// DRUM's machine model (FLEXMPI_DRUM_TOPOLOGY): an XML file; empty: flat.
+  std::string machine_topology;
 };
 
 struct PartitionResult {

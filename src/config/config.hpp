@@ -40,6 +40,10 @@ struct Config {
   /// The drum partitioner's communication weight w_comm in [0, 1]; nullopt:
   /// each node's from its traffic, 1 − 1/(1 + CAF_n) (DRUM thesis 3.1.2).
   std::optional<double> drum_communication_weight = 0.0;
+  /// The drum partitioner's machine model: a DRUM XML file (thesis Fig. 3.5,
+  /// flexmpi-drum-config writes one) whose computing nodes are the job's
+  /// hosts; empty: the flat model over the processes' hosts.
+  std::string drum_topology;
   std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
   std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
   int max_procs = 0;                      ///< SMP/HPMP/AMP upper bound on processes (0: PEs known)

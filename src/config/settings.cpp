@@ -9,6 +9,7 @@
 #include "config/config.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
+#include "machine/machine_xml.hpp"
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "policies/policy.hpp"
@@ -155,6 +156,16 @@ std::vector<SettingDescriptor> balancing_settings() {
          }
          c.partitioner = std::string(v);
        }},
+      {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
+       "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
+       "available, else work",
+       [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
+  };
+}
+
+// The drum partitioner's DRUM model (DRUM thesis 3.1.2; issue 15).
+std::vector<SettingDescriptor> drum_settings() {
+  return {
       {"FLEXMPI_DRUM_COMM_WEIGHT", "drum-comm-weight", "0", "a number from 0 to 1, or caf",
        "partitioner drum: weight of the nodes' communication power against their processing "
        "power (caf: 1 - 1/(1 + CAF) of each node, from its traffic; DRUM thesis 3.1.2)",
@@ -167,10 +178,15 @@ std::vector<SettingDescriptor> balancing_settings() {
          if (!(weight >= 0.0 && weight <= 1.0)) throw Rejected{};
          c.drum_communication_weight = weight;
        }},
-      {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
-       "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
-       "available, else work",
-       [](Config& c, std::string_view v) { c.metric = parse_metric(v); }},
+      {"FLEXMPI_DRUM_TOPOLOGY", "drum-topology", "(flat model)", "path of a DRUM XML machine model",
+       "partitioner drum: the tree of network nodes over the hosts (flexmpi-drum-config writes "
+       "one); node powers split the load between subtrees first (DRUM thesis 3.1.2); empty: "
+       "the flat model",
+       [](Config& c, std::string_view v) {
+         const std::string path(v);
+         if (!path.empty()) owned_by_component([&] { return machine::read_machine_xml(path); });
+         c.drum_topology = path;
+       }},
   };
 }
 
@@ -327,7 +343,8 @@ std::vector<SettingDescriptor> output_settings() {
 // In documentation order: the README table and flexrun --help follow it.
 std::vector<SettingDescriptor> make_settings() {
   std::vector<SettingDescriptor> table = balancing_settings();
-  for (auto group : {malleability_settings(), resource_settings(), output_settings()}) {
+  for (auto group :
+       {drum_settings(), malleability_settings(), resource_settings(), output_settings()}) {
     table.insert(table.end(), std::make_move_iterator(group.begin()),
                  std::make_move_iterator(group.end()));
   }

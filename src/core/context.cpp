@@ -10,6 +10,7 @@
 
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
+#include "util/host_id.hpp"
 
 extern "C" {
 MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;
@@ -23,9 +24,7 @@ Context::Context(const std::string& log_level, MPI_Comm world) {
   char host[MPI_MAX_PROCESSOR_NAME] = {};
   int host_length = 0;
   check_mpi(PMPI_Get_processor_name(host, &host_length), "MPI_Get_processor_name");
-  host_id_ =
-      static_cast<double>(std::hash<std::string_view>{}(std::string_view(host, host_length)) &
-                          ((std::uint64_t{1} << 52) - 1));
+  host_id_ = host_id_of(std::string_view(host, host_length));
   node_cores_ = static_cast<double>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   log_ = std::make_shared<spdlog::logger>("flexmpi",
                                           std::make_shared<spdlog::sinks::stderr_sink_st>());

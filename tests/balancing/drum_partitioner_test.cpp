@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
+#include "machine/machine_xml.hpp"
+#include "util/host_id.hpp"
+
 namespace flexmpi {
 namespace {
 
@@ -129,6 +135,52 @@ TEST(DrumShares, WeightFromTheTraffic) {
   input.node_caf = {999.0, 999.0};
   shares = drum_shares(input, {1.0, 1.0});
   EXPECT_NEAR(shares[0], 0.001 * 0.5 + 0.999 * 0.25, 1e-9);
+}
+
+// A tree of two switches: sw1 over hostone and hosttwo, sw2 over hostthree.
+std::vector<machine::NodeSpec> two_switches() {
+  using machine::NodeType;
+  return {{NodeType::network, "root", "root", {"sw1", "sw2"}},
+          {NodeType::network, "sw1", "10.0.1.1", {"h1", "h2"}},
+          {NodeType::network, "sw2", "10.0.2.1", {"h3"}},
+          {NodeType::computing, "h1", "hostone", {}},
+          {NodeType::computing, "h2", "hosttwo", {}},
+          {NodeType::computing, "h3", "hostthree", {}}};
+}
+
+// The hierarchical split (3.1.2): the switches share the load first (sums of
+// their hosts' c and p, normalized over siblings), then each switch's hosts
+// share its power. The flat model would give hostone 0.5/8 + 0.5/3 = 0.229.
+TEST(DrumShares, ATreeSplitsBetweenSubtreesFirst) {
+  PartitionInput input = dedicated({1.0, 1.0, 1.0});
+  input.host_id = {host_id_of("hostone"), host_id_of("hosttwo"), host_id_of("hostthree")};
+  input.node_communication_power = {1.0, 3.0, 4.0};
+  input.communication_weight = 0.5;
+  input.machine_topology = "two switches";
+  const std::vector<double> shares = drum_shares(input, {1.0, 1.0, 1.0}, two_switches());
+  const double sw1 = 0.5 * 4 / 8 + 0.5 * 2 / 3.0;  // c 1+3 of 8, p 2 of 3
+  EXPECT_NEAR(shares[0], sw1 * (0.5 * 1 / 4 + 0.5 * 1 / 2), 1e-12);
+  EXPECT_NEAR(shares[1], sw1 * (0.5 * 3 / 4 + 0.5 * 1 / 2), 1e-12);
+  EXPECT_NEAR(shares[2], 0.5 * 4 / 8 + 0.5 * 1 / 3.0, 1e-12);
+  EXPECT_NEAR(shares[0] + shares[1] + shares[2], 1.0, 1e-12);
+}
+
+// A process on a host the XML model does not describe: the partition stays,
+// and the fallback names the process and the file.
+TEST(DrumPartitioner, AHostTheTreeLacksKeepsThePartition) {
+  const std::string path = ::testing::TempDir() + "drum_two_switches.xml";
+  std::ofstream(path) << machine::write_machine_xml(two_switches());
+  PartitionInput input = dedicated({1.0, 2.0, 1.0});
+  input.host_id = {host_id_of("hostone"), host_id_of("elsewhere"), host_id_of("hostthree")};
+  input.machine_topology = path;
+  DrumPartitioner drum;
+  const PartitionResult result = drum.partition(input);
+  EXPECT_EQ(result.blocks, input.current);
+  EXPECT_NE(result.fallback.find("process 1 runs on a host that " + path), std::string::npos)
+      << result.fallback;
+  input.host_id[1] = host_id_of("hosttwo");  // now every host is in the tree
+  EXPECT_NE(drum.partition(input).blocks, input.current);
+  std::remove(path.c_str());
 }
 
 TEST(DrumPartitioner, IsRegistered) { EXPECT_EQ(make_partitioner("drum")->name(), "drum"); }

@@ -3,7 +3,6 @@
 // monitoring period, sees a busy process, costs well under 0.5 % of a core).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,8 +113,8 @@ TEST(LinkShaping, ReadsTheRateOfATokenBucketFilter) {
       _exit(77);
     }
     const std::optional<double> rate = root_shaping_rate("fxveth0");
-    const bool right = rate.has_value() && *rate == 1.25e6 &&
-                       interface_capacity("fxveth0") == 1.25e6;
+    const bool right =
+        rate.has_value() && *rate == 1.25e6 && interface_capacity("fxveth0") == 1.25e6;
     _exit(right ? 0 : 1);
   }
   int status = 0;

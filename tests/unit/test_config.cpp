@@ -303,6 +303,17 @@ TEST(Config, ChoicesRejectUnknownValues) {
   expect_rejected("FLEXMPI_LOG_LEVEL", "verbose");
 }
 
+// The drum partitioner's machine model is read when configured: a missing or
+// malformed file is refused then, naming it, not at the first balancing.
+TEST(Config, DrumTopologyMustBeAReadableModel) {
+  EXPECT_EQ(load_one("FLEXMPI_DRUM_TOPOLOGY", "").drum_topology, "");
+  expect_rejected("FLEXMPI_DRUM_TOPOLOGY", "/nonexistent/drum.xml", "/nonexistent/drum.xml");
+  const std::string malformed = ::testing::TempDir() + "drum_malformed.xml";
+  std::ofstream(malformed) << "<machinemodel numnode=\"1\"><node type=\"ROUTER\" name=\"r\"/>";
+  expect_rejected("FLEXMPI_DRUM_TOPOLOGY", malformed, malformed);
+  std::remove(malformed.c_str());
+}
+
 TEST(Config, MetricAcceptsWorkAutoAndPapiLists) {
   for (const std::string v :
        {"auto", "work", "papi:PAPI_FP_OPS", "papi:PAPI_FP_OPS,PAPI_L1_DCM", "papi:PAPI_TOT_INS"}) {

@@ -5,8 +5,11 @@
 #include <string>
 
 #include "balancing/rcp/rcp_partitioner.hpp"
+#include "flexmpi/error.hpp"
 #include "machine/machine_model.hpp"
+#include "machine/machine_xml.hpp"
 #include "machine/powers.hpp"
+#include "util/host_id.hpp"
 
 namespace flexmpi {
 namespace {
@@ -45,16 +48,36 @@ std::vector<double> drum_processing_powers(const PartitionInput& input,
   return powers;
 }
 
-std::vector<double> drum_shares(const PartitionInput& input,
-                                const std::vector<double>& processing) {
+std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing,
+                                const std::vector<machine::NodeSpec>& topology) {
   const std::size_t n = processing.size();
-  // The flat model over the processes' nodes, named by their host ids.
+  const auto host_id = [&](std::size_t p) {
+    return p < input.host_id.size() ? input.host_id[p] : -static_cast<double>(p + 1);
+  };
+  // Each process's computing node, by host name: the model's (matched by
+  // host id), or in the flat model its host id itself.
   std::vector<std::string> host_of_rank;
-  for (std::size_t p = 0; p < n; ++p) {
-    host_of_rank.push_back(
-        std::to_string(p < input.host_id.size() ? input.host_id[p] : -static_cast<double>(p + 1)));
+  std::map<double, std::string> modelled_hosts;
+  for (const machine::NodeSpec& node : topology) {
+    if (node.type == machine::NodeType::computing) {
+      modelled_hosts[host_id_of(node.description)] = node.description;
+    }
   }
-  machine::MachineModel model(machine::flat_model_specs(host_of_rank), "flat model");
+  for (std::size_t p = 0; p < n; ++p) {
+    if (topology.empty()) {
+      host_of_rank.push_back(std::to_string(host_id(p)));
+      continue;
+    }
+    const auto host = modelled_hosts.find(host_id(p));
+    if (host == modelled_hosts.end()) {
+      throw Error(Errc::invalid_argument, "process " + std::to_string(p) + " runs on a host that " +
+                                              input.machine_topology + " does not describe");
+    }
+    host_of_rank.push_back(host->second);
+  }
+  machine::MachineModel model(
+      topology.empty() ? machine::flat_model_specs(host_of_rank) : topology,
+      topology.empty() ? std::string_view("flat model") : std::string_view(input.machine_topology));
   model.attach_ranks(host_of_rank);
   std::vector<machine::NodeMeasures> measures(model.nodes().size());
   for (std::size_t p = 0; p < n; ++p) {
@@ -96,7 +119,17 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   // The powers become the speeds of rcp's arithmetic (exact rounding, the
   // row weights of the nnz/weight models, the fallback on missing speeds).
   PartitionInput by_power = input;
-  by_power.speed = drum_shares(input, drum_processing_powers(input, ratings_));
+  try {
+    if (input.machine_topology != topology_file_) {  // read once, checked by the configuration
+      topology_ = input.machine_topology.empty()
+                      ? std::vector<machine::NodeSpec>{}
+                      : machine::read_machine_xml(input.machine_topology);
+      topology_file_ = input.machine_topology;
+    }
+    by_power.speed = drum_shares(input, drum_processing_powers(input, ratings_), topology_);
+  } catch (const Error& error) {
+    return {input.current, std::string("drum: ") + error.what() + ": partition kept"};
+  }
   return RcpPartitioner().partition(by_power);
 }
 

@@ -19,11 +19,16 @@
 // power_n = w c_n / Σ c + (1 − w) p_n / Σ p over the nodes (the flat model:
 // one switch over the job's hosts, machine::node_powers), and the node's
 // power is split among its processes in proportion to their p_j.
+// With FLEXMPI_DRUM_TOPOLOGY the tree is a DRUM XML model instead (network
+// nodes over the hosts): the powers split the load between subtrees first,
+// each level normalized over siblings (docs/architecture.md, "DRUM").
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "balancing/partitioner.hpp"
+#include "machine/machine_model.hpp"
 
 namespace flexmpi {
 
@@ -32,9 +37,13 @@ std::vector<double> drum_processing_powers(const PartitionInput& input,
                                            const std::vector<double>& ratings);
 
 /// Each process's share of the load (they sum to 1): its node's DRUM power
-/// on the flat model, from `processing` (p_j per process) and the
-/// communication measures and weight of `input`, split by p_j within the node.
-std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing);
+/// on the tree `topology` (empty: the flat model over the processes' hosts),
+/// from `processing` (p_j per process) and the communication measures and
+/// weight of `input`, split by p_j within the node. A process is matched to
+/// the computing node whose description (host name) has its host id; throws
+/// Error naming a process whose host the tree does not describe.
+std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing,
+                                const std::vector<machine::NodeSpec>& topology = {});
 
 class DrumPartitioner final : public Partitioner {
  public:
@@ -47,6 +56,8 @@ class DrumPartitioner final : public Partitioner {
 
  private:
   std::vector<double> ratings_;  // b_j, from the first partition() since the last reset()
+  std::string topology_file_;    // the XML model read into topology_
+  std::vector<machine::NodeSpec> topology_;
 };
 
 }  // namespace flexmpi
