@@ -139,6 +139,8 @@ def flexrun_dry_run(args):
     with open(work_profile, "w") as stream:
         stream.write('{"interval": 0, "iterations": 10, "metric_count": [5, 7]}\n')
     values["profile"] = work_profile
+    values["drum-topology"] = os.path.join(args.source_dir, "tests", "machine", "fixtures",
+                                           "fig3_5.xml")
     # A profile flexmpi-calibrate --quick wrote on the 2-vCPU development VM.
     values["machine-profile"] = os.path.join(args.source_dir, "tests", "tools",
                                              "machine_profile.json")
