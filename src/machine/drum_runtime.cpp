@@ -186,6 +186,8 @@ void DrumRuntime::print_subtree(std::FILE* out, int number) const {
     std::fprintf(out, " MFLOPS %g ranks", node.spec.mflops);
     for (int rank : node.ranks) std::fprintf(out, " %d", rank);
     std::fprintf(out, " elected %d", node.elected_rank);
+  } else if (node.representative >= 0) {
+    std::fprintf(out, " representative %d", node.representative);
   }
   if (!powers_.empty()) std::fprintf(out, " power %.6f", powers_[number]);
   std::fprintf(out, "\n");

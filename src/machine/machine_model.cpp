@@ -145,6 +145,22 @@ void MachineModel::attach_ranks(const std::vector<std::string>& host_of_rank) {
     node.ranks.push_back(rank);
     leaf_of_rank_[rank] = *leaf;
   }
+  // Postfix order: every child is settled before its parent.
+  std::vector<int> lowest_rank(nodes_.size(), -1);
+  for (std::size_t number = 0; number < nodes_.size(); ++number) {
+    MachineNode& node = nodes_[number];
+    node.representative = -1;
+    lowest_rank[number] = node.elected_rank;
+    for (const int child : node.children) {
+      const int rank = lowest_rank[static_cast<std::size_t>(child)];
+      if (rank >= 0 && (lowest_rank[number] < 0 || rank < lowest_rank[number])) {
+        lowest_rank[number] = rank;
+      }
+    }
+    if (node.spec.type == NodeType::network && node.spec.monitorable) {
+      node.representative = lowest_rank[number];
+    }
+  }
 }
 
 std::vector<NodeSpec> flat_model_specs(const std::vector<std::string>& host_of_rank) {

@@ -39,6 +39,12 @@ struct MachineNode {
   /// The rank that probes the node's interfaces (electedProcess, ch. 4):
   /// the lowest rank on the node, -1 if none runs there.
   int elected_rank = -1;
+  /// A monitorable network node's representative (A.1, ch. 4): the rank that
+  /// would ask the router or switch for its traffic, the lowest rank in its
+  /// subtree; -1 for computing nodes, unmonitorable network nodes and subtrees
+  /// without ranks. Only SNMP can reach a switch, so it is recorded and
+  /// printed, and the node's measures stay its children's sums.
+  int representative = -1;
 };
 
 /// The checked, numbered tree.

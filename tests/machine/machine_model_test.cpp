@@ -101,6 +101,33 @@ TEST(MachineXml, RanksJoinTheLeafOfTheirHostAndTheLowestIsElected) {
   EXPECT_EQ(tree.leaf_of_rank(2), 3);
 }
 
+// A monitorable network node is represented by the lowest rank of its
+// subtree; an unmonitorable one, and computing nodes, by none.
+TEST(MachineXml, MonitorableNetworkNodesGetTheLowestRankOfTheirSubtree) {
+  std::vector<NodeSpec> specs = {{NodeType::network, "root", "root", {"sw1", "sw2"}},
+                                 {NodeType::network, "sw1", "sw1", {"h1", "h2"}},
+                                 {NodeType::network, "sw2", "sw2", {"h3"}},
+                                 {NodeType::computing, "h1", "h1", {}},
+                                 {NodeType::computing, "h2", "h2", {}},
+                                 {NodeType::computing, "h3", "h3", {}}};
+  specs[2].monitorable = false;
+  MachineModel tree(specs, "three hosts");
+  tree.attach_ranks({"h3", "h2", "h1", "h2"});
+  const auto representative = [&](const std::string& name) {
+    for (const MachineNode& node : tree.nodes()) {
+      if (node.spec.name == name) return node.representative;
+    }
+    return -2;
+  };
+  EXPECT_EQ(representative("sw1"), 1);   // h1 has rank 2, h2 ranks 1 and 3
+  EXPECT_EQ(representative("sw2"), -1);  // not monitorable
+  EXPECT_EQ(representative("root"), 0);  // rank 0 runs on h3
+  EXPECT_EQ(representative("h2"), -1);   // computing nodes have an elected rank instead
+  tree.attach_ranks({"h1"});
+  EXPECT_EQ(representative("sw1"), 0);
+  EXPECT_EQ(representative("root"), 0);
+}
+
 TEST(MachineXml, AHostMissingFromTheModelIsNamed) {
   MachineModel tree = fig3_5();
   try {
