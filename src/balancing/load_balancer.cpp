@@ -210,8 +210,7 @@ bool LoadBalancer::evidence_balanced(const PartitionInput& input, bool refining,
   return true;
 }
 
-BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
-                                       const RedistributionCost& cost) {
+BalanceDecision LoadBalancer::judge(const IntervalReport& report, const Situation& situation) {
   if (report.processes.size() != situation.current.size()) {
     throw Error(Errc::internal, "interval report and decomposition differ in process count");
   }
@@ -233,17 +232,30 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const int needed = moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_;
   decision.confirmations = std::min(unbalanced_streak_, needed);
   decision.confirmations_needed = needed;
+  return decision;
+}
+
+BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
+                                       const RedistributionCost& cost) {
+  BalanceDecision decision = judge(report, situation);
+  const int needed = decision.confirmations_needed;
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
   // A partitioner with a target of its own (DRUM's communication term) is
-  // asked once a full window was measured on the current blocks: DRUM keeps
-  // the first rates it sees as its benchmark ratings, and a run's first
-  // intervals are not yet representative.
+  // asked only once a full window was measured on the current blocks, also
+  // when Alg. 5 finds the times unbalanced: DRUM keeps the first rates it
+  // sees as its benchmark ratings, and a run's first intervals are not yet
+  // representative (asked after lb_confirm intervals, it rated a half-speed
+  // rank like the full-speed one in a CI run and never corrected it).
   const bool own_target = partitioner_->targets_unequal_times(input);
-  const bool target_due = own_target && !refining &&
-                          evidence_.size() >= static_cast<std::size_t>(std::max(needed, window_));
+  const bool full_window = evidence_.size() >= static_cast<std::size_t>(std::max(needed, window_));
+  const bool target_due = own_target && full_window;
   if (!decision.verdict.rebalance && !refining && !target_due) return decision;
+  if (own_target && !full_window) {  // not even an Alg. 5 imbalance asks it earlier
+    decision.held = "the partitioner's own target is asked after a full window (FLEXMPI_LB_WINDOW)";
+    return decision;
+  }
   if (situation.remaining_iterations <= 0) {
     if (!refining && !target_due) decision.held = "no iteration left to use a new partition";
     return decision;
@@ -256,7 +268,13 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     return decision;
   }
 
-  if (!own_target && evidence_balanced(input, refining, decision)) return decision;
+  // Alg. 5's path (times unbalanced in the evidence too) moves to whatever
+  // the partitioner proposes; the target's path only when a block departs.
+  const bool times_unbalanced =
+      (decision.verdict.rebalance || refining) && !evidence_balanced(input, refining, decision);
+  if (!times_unbalanced && !target_due) return decision;
+  const bool by_target = !times_unbalanced;
+  if (by_target) decision.held.clear();
   PartitionResult result = partitioner_->partition(input);
   if (!covers_exactly(result.blocks, situation.global_size) ||
       result.blocks.size() != situation.current.size()) {
@@ -267,8 +285,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
   decision.fallback = result.fallback;
   if (result.blocks == situation.current ||
-      (own_target && departure(situation.current, result.blocks, situation.global_size) <=
-                         imbalance_threshold_)) {
+      (by_target && departure(situation.current, result.blocks, situation.global_size) <=
+                        imbalance_threshold_)) {
     return decision;
   }
 
@@ -277,7 +295,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
       assess_rebalance(rebalance_case(situation, input, result.blocks), cost, margin_);
   // The model prices computation and data movement only; the gain a
   // communication term aims at is outside it, so it does not veto that target.
-  if (!decision.assessment->pays && !own_target) {
+  if (!decision.assessment->pays && !by_target) {
     decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)";
     return decision;
   }

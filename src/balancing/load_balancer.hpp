@@ -118,6 +118,9 @@ class LoadBalancer {
  private:
   /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+  /// Alg. 5's verdict on the interval and the confirmations it has, the
+  /// interval remembered as evidence; the blocks stay as they are.
+  BalanceDecision judge(const IntervalReport& report, const Situation& situation);
   /// True, with decision.held saying so unless refining, when the evidence
   /// window's median times are unbalanced by no more than the threshold.
   bool evidence_balanced(const PartitionInput& input, bool refining,
