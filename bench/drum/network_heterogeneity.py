@@ -36,15 +36,16 @@ import sys
 import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from lb_benchmarks import MPI_ENV  # noqa: E402  (the MPI settings of every benchmark)
 RATES = "10mbit,10mbit,100mbit,100mbit"
 WEIGHTS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0]
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_mpi_yield_when_idle": "1"}
 
 
 def run_on_hosts(args, program, env_extra):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
-    env.update(MPI_ENV)
+    # Four hosts on two cores: a rank waiting for its halo must yield its core.
+    env.update({**MPI_ENV, "OMPI_MCA_mpi_yield_when_idle": "1"})
     env.update(env_extra)
     env.update({"NETNS_HOSTS": "4", "NETNS_HOST_RATES": RATES,
                 "NETNS_MPIEXEC_ARGS": "--map-by node"})
