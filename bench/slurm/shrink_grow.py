@@ -21,8 +21,13 @@ Every rank runs at an emulated 1/8 of a core, sleeping the rest
 (FLEXMPI_EMULATE_MODE=sleep), so that 4 processes are faster than 2 on
 this 2-core machine, as on the 4 real nodes the cluster stands for.
 
-  python3 bench/slurm/shrink_grow.py --build build               # the demo, 1 run
-  python3 bench/slurm/shrink_grow.py --build build --repeats 5   # the benchmark
+--modes: how the new processes start, each repetition running every mode in
+turn: spawn (MPI_Comm_spawn; the helper jobs only book the nodes) and join
+(FLEXMPI_SLURM_JOIN: the helper jobs start them, they connect through
+ompi-server).
+
+  python3 bench/slurm/shrink_grow.py --build build                 # the demo, 1 run per mode
+  python3 bench/slurm/shrink_grow.py --build build --repeats 5     # the benchmark
 """
 import argparse
 import json
@@ -88,23 +93,46 @@ def idle_nodes(partition):
     return slurm("sinfo", "-h", "-p", partition, "-t", "idle", "-N", "-o", "%N").split()
 
 
-def start_job(args, work):
+def start_ompi_server(work):
+    uri = os.path.join(work, "ompi-server.uri")
+    server = subprocess.Popen(["ompi-server", "--no-daemonize", "-r", uri],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    for _ in range(50):
+        if os.path.exists(uri) and os.path.getsize(uri) > 0:
+            return server, uri
+        time.sleep(0.1)
+    server.kill()
+    sys.exit("ompi-server wrote no URI")
+
+
+def start_job(args, work, join_uri):
     trace = os.path.join(work, "trace.jsonl")
     flexrun = os.path.join(args.build, "tools", "flexrun")
     jacobi = os.path.join(args.build, "apps", "jacobi", "flexmpi-jacobi")
     speeds = ",".join([str(args.emulated_speed)] * 4)
     command = ["salloc", "-N2", "-p", args.partition, "-J", "flexmpi-demo", flexrun,
                "--policy=hpmp", "--sampling-interval", str(args.interval),
-               "--emulate-speed", speeds, "--emulate-mode=sleep", "--trace", trace,
-               jacobi, "--size", str(args.size), "--iterations", str(args.iterations)]
+               "--emulate-speed", speeds, "--emulate-mode=sleep", "--trace", trace]
+    if join_uri:
+        command.append(f"--slurm-join={join_uri}")
+    command += [jacobi, "--size", str(args.size), "--iterations", str(args.iterations)]
     log("$ " + " ".join(command))
     job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return job, trace
 
 
-def one_run(args, run):
+def one_run(args, run, mode):
     work = tempfile.mkdtemp(prefix="flexmpi-shrink-grow-")
-    job, trace = start_job(args, work)
+    server, uri = start_ompi_server(work) if mode == "join" else (None, None)
+    try:
+        return measure(args, run, mode, work, uri)
+    finally:
+        if server:
+            server.kill()
+
+
+def measure(args, run, mode, work, uri):
+    job, trace = start_job(args, work, uri)
     wait_for("4 processes", lambda: any(r["nprocs"] == 4 for r in trace_records(trace)), 120, job)
     log("flexmpi grew to 4 processes; squeue:\n" + slurm("squeue", "-p", args.partition))
     time.sleep(2 * args.settle)
@@ -140,7 +168,7 @@ def one_run(args, run):
     if left:
         sys.exit(f"helper jobs left after the run: {left}")
     counts = [r["nprocs"] for r in trace_records(trace)]
-    log(f"run {run}: done, {residual[-1].strip()}; processes per interval: {counts}")
+    log(f"run {run} ({mode}): done, {residual[-1].strip()}; processes per interval: {counts}")
     removal_start = removal["unix_time"] - removal["seconds"] - removal["redistribution_seconds"]
     spawn_start = spawn["unix_time"] - spawn["seconds"]
     return {
@@ -171,7 +199,12 @@ def main():
     parser.add_argument("--settle", type=float, default=2.0, help="seconds before the urgent job")
     parser.add_argument("--partition", default="flex")
     parser.add_argument("--keep-cluster", action="store_true")
+    parser.add_argument("--modes", default="spawn,join",
+                        help="comma-separated: spawn, join (how the new processes start)")
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    if not modes or any(mode not in ("spawn", "join") for mode in modes):
+        parser.error(f"--modes {args.modes}: expected spawn, join or both, comma-separated")
     status = subprocess.run(["bash", CLUSTER, "start"]).returncode
     if status != 0:
         sys.exit(f"scripts/slurm-local.sh start failed ({status})")
@@ -179,15 +212,20 @@ def main():
                                check=True).stdout.splitlines():
         name, _, value = line.removeprefix("export ").partition("=")
         os.environ[name] = value.strip("'\"")
+    results = {mode: [] for mode in modes}
     try:
-        results = [one_run(args, run) for run in range(1, args.repeats + 1)]
+        for run in range(1, args.repeats + 1):
+            for mode in modes:
+                results[mode].append(one_run(args, run, mode))
     finally:
         if not args.keep_cluster:
             subprocess.run(["bash", CLUSTER, "stop"])
-    print("\nseconds, median of", len(results), "(min-max):")
-    for key in results[0]:
-        values = [r[key] for r in results]
-        print(f"  {key:22s} {statistics.median(values):7.3f}  ({min(values):.3f}-{max(values):.3f})")
+    for mode, runs in results.items():
+        print(f"\n{mode}: seconds, median of", len(runs), "(min-max):")
+        for key in runs[0]:
+            values = [r[key] for r in runs]
+            print(f"  {key:22s} {statistics.median(values):7.3f}  "
+                  f"({min(values):.3f}-{max(values):.3f})")
 
 
 if __name__ == "__main__":

@@ -57,7 +57,10 @@ struct Config {
   std::vector<NodeDescription> hosts;                    ///< its nodes, parsed and validated
   SchedulingPolicy scheduler = SchedulingPolicy::balance_all;  ///< where spawned processes go
   std::string resources = "hostfile";  ///< hostfile | scenario:FILE (resource manager)
-  std::string machine_profile_file;    ///< flexmpi-calibrate's JSON (empty: the defaults)
+  /// ompi-server's URI file: Slurm helper jobs start new processes, which join (empty: spawn)
+  std::string slurm_join;
+  std::string slurm_mpiexec = "mpiexec";  ///< the mpiexec a helper job starts them with
+  std::string machine_profile_file;       ///< flexmpi-calibrate's JSON (empty: the defaults)
   MachineProfile machine_profile = MachineProfile::defaults();  ///< it, loaded and validated
   std::string work_profile_file;  ///< an earlier run's trace (empty: extrapolate the work)
   std::shared_ptr<const WorkProfile> work_profile;  ///< it, loaded and validated

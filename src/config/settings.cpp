@@ -2,6 +2,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -263,6 +264,21 @@ std::vector<SettingDescriptor> resource_settings() {
          owned_by_component([&] { validate_resources_setting(v); });
          c.resources = std::string(v);
        }},
+      {"FLEXMPI_SLURM_JOIN", "slurm-join", "(spawn)",
+       "the readable file in which ompi-server wrote its URI (ompi-server -r FILE)",
+       "with FLEXMPI_RESOURCES=slurm, new processes start inside the helper job of their node "
+       "and join the job (MPI_Comm_connect) instead of MPI_Comm_spawn; mpiexec must have been "
+       "given --ompi-server file:FILE",
+       [](Config& c, std::string_view v) {
+         if (!std::ifstream(std::string(v))) throw Rejected{"cannot read it"};
+         c.slurm_join = std::string(v);
+       }},
+      {"FLEXMPI_SLURM_MPIEXEC", "slurm-mpiexec", "mpiexec", "a command (Open MPI's mpiexec)",
+       "the mpiexec a helper job starts joining processes with (FLEXMPI_SLURM_JOIN)",
+       [](Config& c, std::string_view v) {
+         if (v.empty()) throw Rejected{};
+         c.slurm_mpiexec = std::string(v);
+       }},
       {"FLEXMPI_NODE_CLASSES", "node-classes", "(none)",
        "a readable file of '<procType> <speed> [<cost per PE-hour> [<watts per PE>]]' lines",
        "what a PE of each node class is worth (thesis Table 6.4): policies, emulated cluster",
@@ -392,6 +408,11 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
     throw Error(Errc::bad_config,
                 "FLEXMPI_EMULATE_CLUSTER=1 takes each process's speed from its node class: "
                 "unset FLEXMPI_EMULATE_SPEED");
+  }
+  if (!config.slurm_join.empty() && config.resources != "slurm") {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_SLURM_JOIN needs FLEXMPI_RESOURCES=slurm: only Slurm helper jobs "
+                "start joining processes");
   }
   if (config.policy == "amp" && config.goal.has_value() == config.goal_speedup.has_value()) {
     throw Error(Errc::bad_config,

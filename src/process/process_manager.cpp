@@ -37,6 +37,18 @@ using nlohmann::json;
 constexpr int kJoinTag = 4301;
 // MPI_Info key of XMPI_Spawn that asks for one spawn for all processes (Alg. 2).
 constexpr const char* kBatchKey = "flexmpi_batch";
+// Set by a Slurm helper job for the processes it starts: the port of the
+// job they join (SlurmResources::launch).
+constexpr const char* kJoinPortVariable = "FLEXMPI_JOIN_PORT";
+
+// The running processes' side of a spawn or launch: rank 0 merged with the
+// new processes, the intercommunicator gone (Alg. 1 line 8).
+MPI_Comm merge_with_children(MPI_Comm& inter) {
+  MPI_Comm peer = MPI_COMM_NULL;
+  check_mpi(PMPI_Intercomm_merge(inter, 0, &peer), "MPI_Intercomm_merge (spawn)");
+  check_mpi(PMPI_Comm_disconnect(&inter), "MPI_Comm_disconnect (spawn)");
+  return peer;
+}
 
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -229,6 +241,7 @@ std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
 }
 
 bool ProcessManager::is_spawned_process() {
+  if (std::getenv(kJoinPortVariable) != nullptr) return true;  // started by a helper job
   MPI_Comm parent = MPI_COMM_NULL;
   return PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent != MPI_COMM_NULL;
 }
@@ -303,7 +316,8 @@ void ProcessManager::ensure_process_table() {
 
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
-    resources_ = make_resource_manager(config_.resources, config_.hosts, initial_hosts_);
+    resources_ = make_resource_manager(config_.resources, config_.hosts, initial_hosts_,
+                                       {config_.slurm_join, config_.slurm_mpiexec});
     initial_hosts_ = resources_->place_initial_processes(std::move(initial_hosts_));
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);
@@ -485,6 +499,10 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
   }
   const int first = p.batch ? 0 : step;
   const int count = p.batch ? p.nprocs : 1;
+  if (resources_->launches_processes()) {
+    launch_one_step(first, count);
+    return MPI_COMM_NULL;  // the processes are accepted by everyone (accept_launched)
+  }
   std::vector<char*> args;
   for (std::string& arg : p.argv) args.push_back(arg.data());
   args.push_back(nullptr);
@@ -529,16 +547,51 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
   }
   release();
   if (code != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = {};
-    int length = 0;
-    PMPI_Error_string(code, text, &length);
-    throw Error(Errc::mpi_failure, "MPI_Comm_spawn of '" + p.command + "'" + where + " failed: " +
-                                       std::string(text, static_cast<std::size_t>(length)));
+    throw Error(Errc::mpi_failure, "MPI_Comm_spawn of '" + p.command + "'" + where +
+                                       " failed: " + mpi_error_text(code));
   }
-  MPI_Comm peer = MPI_COMM_NULL;
-  check_mpi(PMPI_Intercomm_merge(inter, 0, &peer), "MPI_Intercomm_merge (spawn)");
-  check_mpi(PMPI_Comm_disconnect(&inter), "MPI_Comm_disconnect (spawn)");  // Alg. 1 line 8
-  return peer;
+  return merge_with_children(inter);
+}
+
+void ProcessManager::launch_one_step(int first, int count) {
+  PreparedSpawn& p = *prepared_;
+  const std::string& host = p.hosts[static_cast<std::size_t>(first)];
+  for (int k = 1; k < count; ++k) {
+    if (p.hosts[static_cast<std::size_t>(first + k)] != host) {
+      throw Error(Errc::unsupported,
+                  "a batch spawn with FLEXMPI_SLURM_JOIN starts its processes on one node (one "
+                  "helper job), but the scheduler placed them on " +
+                      host + " and " + p.hosts[static_cast<std::size_t>(first + k)] +
+                      ": spawn them one by one");
+    }
+  }
+  std::vector<std::string> argv{p.command};
+  argv.insert(argv.end(), p.argv.begin(), p.argv.end());
+  join_port_.assign(MPI_MAX_PORT_NAME, '\0');
+  check_mpi(PMPI_Open_port(MPI_INFO_NULL, join_port_.data()), "MPI_Open_port");
+  try {
+    resources_->launch(host, count, argv, current_directory(), join_port_.c_str());
+  } catch (...) {
+    PMPI_Close_port(join_port_.data());
+    throw;
+  }
+}
+
+MPI_Comm ProcessManager::accept_launched() {
+  // Collective, so that MPI connects every running process with the new
+  // ones: they belong to another mpiexec, and a bridge through rank 0 alone
+  // (MPI_Intercomm_create, as after a spawn) waits forever for the others'
+  // addresses. A program that cannot start flexmpi never connects
+  // (docs/architecture.md, "Slurm": what the join cannot recover from).
+  MPI_Comm inter = MPI_COMM_NULL;
+  const int code =
+      PMPI_Comm_accept(join_port_.c_str(), MPI_INFO_NULL, 0, context_.library_comm(), &inter);
+  if (context_.rank() == 0) PMPI_Close_port(join_port_.data());
+  check_mpi(code, "MPI_Comm_accept (joining processes)");
+  MPI_Comm merged = MPI_COMM_NULL;
+  check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
+  free_comm(inter);
+  return merged;
 }
 
 ProcessManager::Snapshot ProcessManager::take_snapshot() {
@@ -586,13 +639,18 @@ void ProcessManager::spawn_steps(int steps, bool newcomer, Snapshot& snapshot) {
     const double step_start = wall_seconds();
     MPI_Comm peer = MPI_COMM_NULL;
     const int fresh = spawn_and_agree(step, peer, snapshot, newcomer);
-    // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
-    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-    check_mpi(PMPI_Intercomm_create(context_.library_comm(), 0, peer, 1, kJoinTag, &inter),
-              "MPI_Intercomm_create (join)");
-    check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
-    free_comm(inter);
-    free_comm(peer);
+    MPI_Comm merged = MPI_COMM_NULL;
+    if (config_.slurm_join.empty()) {
+      // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
+      MPI_Comm inter = MPI_COMM_NULL;
+      check_mpi(PMPI_Intercomm_create(context_.library_comm(), 0, peer, 1, kJoinTag, &inter),
+                "MPI_Intercomm_create (join)");
+      check_mpi(PMPI_Intercomm_merge(inter, 0, &merged), "MPI_Intercomm_merge (join)");
+      free_comm(inter);
+      free_comm(peer);
+    } else {
+      merged = accept_launched();
+    }
     const json join =
         broadcast_json(context_.rank() == 0 ? join_message(step, steps, fresh) : json(), 0, merged);
     MPI_Comm library = MPI_COMM_NULL, world = MPI_COMM_NULL;
@@ -617,8 +675,10 @@ int ProcessManager::spawn_and_agree(int step, MPI_Comm& peer, Snapshot& snapshot
     const double start = wall_seconds();
     try {
       peer = spawn_one_step(step);
-      context_.log().debug("spawn step {}: MPI_Comm_spawn and merge {:.1f} ms", step,
-                           1e3 * (wall_seconds() - start));
+      context_.log().debug(
+          "spawn step {}: {} {:.1f} ms", step,
+          config_.slurm_join.empty() ? "MPI_Comm_spawn and merge" : "handed to the helper job",
+          1e3 * (wall_seconds() - start));
       outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
     } catch (const Error& e) {
       outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
@@ -751,20 +811,29 @@ void ProcessManager::roll_back(Snapshot& snapshot, bool newcomer) {
 }
 
 ProcessManager::ParentJoin ProcessManager::join_parents() {
-  MPI_Comm parent = MPI_COMM_NULL;
-  check_mpi(PMPI_Comm_get_parent(&parent), "MPI_Comm_get_parent");
-  // Merge with rank 0 (which spawned us), then join all the others through it.
-  MPI_Comm peer = MPI_COMM_NULL, siblings = MPI_COMM_NULL, inter = MPI_COMM_NULL;
   ParentJoin joined;
-  check_mpi(PMPI_Intercomm_merge(parent, 1, &peer), "MPI_Intercomm_merge (spawned)");
-  check_mpi(PMPI_Comm_disconnect(&parent), "MPI_Comm_disconnect (parent)");
-  check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &siblings), "MPI_Comm_dup");
-  check_mpi(PMPI_Intercomm_create(siblings, 0, peer, 0, kJoinTag, &inter),
-            "MPI_Intercomm_create (spawned)");
-  check_mpi(PMPI_Intercomm_merge(inter, 1, &joined.merged), "MPI_Intercomm_merge (spawned)");
-  free_comm(inter);
-  free_comm(peer);
-  free_comm(siblings);
+  if (const char* port = std::getenv(kJoinPortVariable)) {
+    // Started by a Slurm helper job: every running process accepts (accept_launched).
+    MPI_Comm inter = MPI_COMM_NULL;
+    check_mpi(PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter),
+              "MPI_Comm_connect (joining)");
+    check_mpi(PMPI_Intercomm_merge(inter, 1, &joined.merged), "MPI_Intercomm_merge (joining)");
+    free_comm(inter);
+  } else {
+    // Merge with rank 0 (which spawned us), then join all the others through it.
+    MPI_Comm parent = MPI_COMM_NULL, peer = MPI_COMM_NULL, siblings = MPI_COMM_NULL,
+             inter = MPI_COMM_NULL;
+    check_mpi(PMPI_Comm_get_parent(&parent), "MPI_Comm_get_parent");
+    check_mpi(PMPI_Intercomm_merge(parent, 1, &peer), "MPI_Intercomm_merge (spawned)");
+    check_mpi(PMPI_Comm_disconnect(&parent), "MPI_Comm_disconnect (parent)");
+    check_mpi(PMPI_Comm_dup(MPI_COMM_WORLD, &siblings), "MPI_Comm_dup");
+    check_mpi(PMPI_Intercomm_create(siblings, 0, peer, 0, kJoinTag, &inter),
+              "MPI_Intercomm_create (spawned)");
+    check_mpi(PMPI_Intercomm_merge(inter, 1, &joined.merged), "MPI_Intercomm_merge (spawned)");
+    free_comm(inter);
+    free_comm(peer);
+    free_comm(siblings);
+  }
   joined.join = broadcast_json(json(), 0, joined.merged);
   apply_environment(joined.join["env"]);
   // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.

@@ -199,6 +199,11 @@ class ProcessManager {
                              Snapshot& snapshot, bool newcomer);
   void record_new_hosts(MPI_Comm merged, int step, int fresh);
   MPI_Comm spawn_one_step(int step);  // rank 0: the spawn; returns rank 0 + children merged
+  /// rank 0, when the resource manager starts processes (Slurm helper jobs):
+  /// opens a port (join_port_) and has them launched with it.
+  void launch_one_step(int first, int count);
+  /// Everyone: accepts the launched processes; the merged communicator.
+  MPI_Comm accept_launched();
   void adopt(MPI_Comm library, MPI_Comm world, const nlohmann::json& join, bool newcomer);
   void roll_back(Snapshot& snapshot, bool newcomer);
   void apply_removal(const nlohmann::json& plan);
@@ -240,6 +245,7 @@ class ProcessManager {
         true;  // the "host" key of MPI_Comm_spawn (ResourceManager::spawn_names_hosts)
   };
   std::optional<PreparedSpawn> prepared_;
+  std::string join_port_;  ///< rank 0: the port launched processes connect to
 };
 
 }  // namespace flexmpi

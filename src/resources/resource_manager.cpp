@@ -133,13 +133,21 @@ void validate_resources_setting(std::string_view value) {
   (void)read_scenario(std::string(value.substr(kScenarioPrefix.size())));
 }
 
+void ResourceManager::launch(const std::string& host, int /*count*/,
+                             const std::vector<std::string>& /*argv*/,
+                             const std::string& /*directory*/, const std::string& /*port*/) {
+  throw Error(Errc::unsupported, "FLEXMPI_RESOURCES=" + std::string(name()) +
+                                     " does not start processes (on " + host +
+                                     "): they are spawned");
+}
+
 std::unique_ptr<ResourceManager> make_resource_manager(
     std::string_view setting, std::vector<NodeDescription> nodes,
-    const std::vector<std::string>& initial_hosts) {
+    const std::vector<std::string>& initial_hosts, const JoinLaunch& join) {
   if (setting == kSlurm) {
     return std::make_unique<SlurmResources>(
         slurm_job_from_environment(environment_variable),
-        std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout));
+        std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout), join);
   }
   if (!setting.starts_with(kScenarioPrefix)) {
     return std::make_unique<HostfileResources>(std::move(nodes));

@@ -28,6 +28,15 @@
 
 namespace flexmpi {
 
+/// How a resource manager that launches processes (Slurm helper jobs) starts
+/// them so that they can join the running job: the job's mpiexec was given
+/// ompi-server's URI (--ompi-server file:FILE), and the new processes'
+/// mpiexec gets the same, so that MPI_Comm_connect finds the job's port.
+struct JoinLaunch {
+  std::string server_uri_file;  ///< ompi-server -r FILE (empty: no launching)
+  std::string mpiexec = "mpiexec";
+};
+
 /// getSystemStatus: the nodes and the PEs on each that the job may use now.
 struct SystemStatus {
   std::vector<NodeDescription> nodes;
@@ -55,6 +64,15 @@ class ResourceManager {
   /// "host" info key): not where this backend's host names are not the
   /// machines' names (MPI then places the process).
   [[nodiscard]] virtual bool spawn_names_hosts() const { return true; }
+  /// Whether this backend starts new processes itself (launch), inside what
+  /// it booked, and they join the job through an MPI port, instead of
+  /// MPI_Comm_spawn starting them.
+  [[nodiscard]] virtual bool launches_processes() const { return false; }
+  /// Starts `count` processes of `argv` (program first) in `directory` on
+  /// `host`, which it holds; each joins through `port` (MPI_Comm_connect).
+  /// Error(unsupported) where launches_processes() is false or `host` is not held.
+  virtual void launch(const std::string& host, int count, const std::vector<std::string>& argv,
+                      const std::string& directory, const std::string& port);
 };
 
 /// One line of a scenario: at `iteration`, `nodes` appear or are reclaimed.
@@ -120,9 +138,11 @@ void validate_resources_setting(std::string_view value);
 /// (empty: none); initial_hosts: the host of each process mpiexec started
 /// (rank order). Takes the two settings, not the Config, so that resources/
 /// stays below config/ (which validates with it).
+/// `join`: FLEXMPI_SLURM_JOIN and FLEXMPI_SLURM_MPIEXEC (slurm only; an
+/// empty URI file: processes are spawned).
 [[nodiscard]] std::unique_ptr<ResourceManager> make_resource_manager(
     std::string_view setting, std::vector<NodeDescription> nodes,
-    const std::vector<std::string>& initial_hosts);
+    const std::vector<std::string>& initial_hosts, const JoinLaunch& join = {});
 
 /// What a policy sees of the resources: per node class, the PEs granted,
 /// the processes running and the spawned ones among them, and how many

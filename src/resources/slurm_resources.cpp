@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
 #include "flexmpi/error.hpp"
 #include "resources/node_classes.hpp"
+#include "util/shell_quote.hpp"
 #include "util/split.hpp"
 
 namespace flexmpi {
@@ -16,6 +19,8 @@ namespace {
 constexpr char kFieldSeparator = '|';
 // How often a helper job checks that its job still exists.
 constexpr int kHelperPollSeconds = 10;
+// How often a joining helper looks for scripts to run (every 0.2 s).
+constexpr int kLaunchPollsPerSecond = 5;
 
 // The non-empty lines of a command's output.
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -177,11 +182,37 @@ std::vector<SlurmQueuedJob> parse_squeue_jobs(std::string_view text) {
 
 std::string helper_job_name(const std::string& job_id) { return "flexmpi-helper-" + job_id; }
 
-std::string helper_job_script(const std::string& job_id, int poll_seconds) {
-  return "while :; do s=$(squeue -h -j " + job_id +
-         " -o %T 2>&1); case $? in 0) [ -n \"$s\" ] || break ;; *) case \"$s\" in *'Invalid job "
-         "id'*) break ;; esac ;; esac; sleep " +
-         std::to_string(poll_seconds) + "; done";
+std::string helper_job_script(const std::string& job_id, int poll_seconds,
+                              const std::string& launch_prefix) {
+  const std::string until_job_gone =
+      "s=$(squeue -h -j " + job_id +
+      " -o %T 2>&1); case $? in 0) [ -n \"$s\" ] || break ;; *) case \"$s\" in *'Invalid job "
+      "id'*) break ;; esac ;; esac; ";
+  if (launch_prefix.empty()) {
+    return "while :; do " + until_job_gone + "sleep " + std::to_string(poll_seconds) + "; done";
+  }
+  return "t=0; while :; do for f in " + shell_quote(launch_prefix) +
+         "*.sh; do [ -f \"$f\" ] && mv \"$f\" \"$f.run\" && { sh \"$f.run\" & }; done; "
+         "if [ $t -le 0 ]; then " +
+         until_job_gone + "t=" + std::to_string(poll_seconds * kLaunchPollsPerSecond) +
+         "; fi; t=$((t-1)); sleep 0.2; done";
+}
+
+std::string join_launch_script(const JoinLaunch& join, int count,
+                               const std::vector<std::string>& argv, const std::string& directory,
+                               const std::string& port, const std::string& log) {
+  std::string command = shell_quote(join.mpiexec) + " --ompi-server " +
+                        shell_quote("file:" + join.server_uri_file) + " -n " +
+                        std::to_string(count) + " env FLEXMPI_JOIN_PORT=" + shell_quote(port);
+  for (const std::string& word : argv) command += " " + shell_quote(word);
+  return "cd " + shell_quote(directory) +
+         " || exit 1\n"
+         "for v in $(env | cut -d= -f1 | grep -E '^(PMIX|OMPI)_'); do case $v in "
+         "OMPI_MCA_orte_*|OMPI_MCA_ess*|OMPI_MCA_pmix*|OMPI_MCA_shmem_RUNTIME_QUERY_hint|"
+         "OMPI_MCA_initial_wdir|OMPI_MCA_mpi_oversubscribe|PMIX_*) unset \"$v\" ;; "
+         "OMPI_MCA_*|OMPI_ALLOW_*) ;; OMPI_*) unset \"$v\" ;; esac; done\n"
+         "exec " +
+         command + " >" + shell_quote(log) + " 2>&1\n";
 }
 
 SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
@@ -203,8 +234,23 @@ SystemStatus plan_slurm_status(const SlurmJob& job, const SlurmHoldings& held,
 }
 
 SlurmResources::SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands,
-                               std::chrono::milliseconds booking_timeout)
-    : job_(std::move(job)), commands_(std::move(commands)), booking_timeout_(booking_timeout) {
+                               JoinLaunch join, std::chrono::milliseconds booking_timeout)
+    : job_(std::move(job)),
+      commands_(std::move(commands)),
+      booking_timeout_(booking_timeout),
+      join_(std::move(join)) {
+  if (launches_processes()) {
+    const std::filesystem::path directory =
+        std::filesystem::absolute(join_.server_uri_file).parent_path() /
+        ("flexmpi-join-" + job_.id);
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    if (error) {
+      throw Error(Errc::bad_config, "FLEXMPI_SLURM_JOIN: cannot create " + directory.string() +
+                                        " for the helper jobs' scripts: " + error.message());
+    }
+    launch_directory_ = directory.string();
+  }
   const std::vector<std::string> hosts =
       parse_hostnames(commands_->run({"scontrol", "show", "hostnames", job_.node_list}));
   if (hosts.size() != job_.cpus_per_node.size()) {
@@ -278,10 +324,12 @@ void SlurmResources::submit_allocation(const std::map<std::string, int>& process
 }
 
 std::string SlurmResources::submit_helper(const SlurmNode& node) {
-  const std::string output =
-      commands_->run({"sbatch", "--parsable", "-p", job_.partition, "-N", "1", "-w", node.name,
-                      "-J", helper_job_name(job_.id), "-o", "/dev/null", "--wrap",
-                      helper_job_script(job_.id, kHelperPollSeconds)});
+  const std::string output = commands_->run(
+      {"sbatch", "--parsable", "-p", job_.partition, "-N", "1", "-w", node.name, "-J",
+       helper_job_name(job_.id), "-o", "/dev/null", "--wrap",
+       helper_job_script(
+           job_.id, kHelperPollSeconds,
+           launches_processes() ? launch_directory_ + "/" + node.name + "." : std::string())});
   const std::vector<std::string_view> lines = lines_of(output);  // "<id>[;<cluster>]"
   if (lines.empty())
     throw Error(Errc::unsupported, "sbatch printed no job id for node " + node.name);
@@ -327,6 +375,26 @@ SlurmResources::~SlurmResources() {
     } catch (const Error&) {  // the helper ends by itself once the job is gone
     }
   }
+}
+
+void SlurmResources::launch(const std::string& host, int count,
+                            const std::vector<std::string>& argv, const std::string& directory,
+                            const std::string& port) {
+  if (!launches_processes()) ResourceManager::launch(host, count, argv, directory, port);
+  if (!helper_jobs_.contains(host)) {
+    throw Error(Errc::unsupported, "no helper job holds Slurm node " + host +
+                                       ": processes start only on nodes the job booked");
+  }
+  // Written aside and renamed, so the helper never runs half a script.
+  const std::string stem = launch_directory_ + "/" + host + "." + std::to_string(++launches_);
+  {
+    std::ofstream script(stem + ".tmp");
+    script << join_launch_script(join_, count, argv, directory, port, stem + ".log");
+    if (!script.flush()) {
+      throw Error(Errc::unsupported, "cannot write " + stem + ".tmp for the helper job of " + host);
+    }
+  }
+  std::filesystem::rename(stem + ".tmp", stem + ".sh");
 }
 
 void SlurmResources::release(const std::string& host) {

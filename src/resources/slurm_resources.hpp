@@ -80,8 +80,22 @@ struct SlurmQueuedJob {
 /// The batch script of a helper job: it holds the node while job `job_id`
 /// exists (squeue lists it), checking every `poll_seconds`, so that a job that
 /// dies without releasing its helpers does not keep their nodes. A failing
-/// squeue (controller busy) is not the job's end; "Invalid job id" is.
-[[nodiscard]] std::string helper_job_script(const std::string& job_id, int poll_seconds);
+/// squeue (controller busy) is not the job's end; "Invalid job id" is. With a
+/// `launch_prefix` it also runs, every 0.2 s, each script `<prefix>*.sh`
+/// that appears (in the background, renamed first so it runs once): how the
+/// job starts processes on the node (SlurmResources::launch).
+[[nodiscard]] std::string helper_job_script(const std::string& job_id, int poll_seconds,
+                                            const std::string& launch_prefix = {});
+
+/// The script a helper job runs to start `count` processes of `argv` that
+/// join through `port`: mpiexec (`join.mpiexec`, given ompi-server's URI) in
+/// `directory`, output to `log`. It first drops the variables of the MPI job
+/// the helper was submitted from (PMIX_*, Open MPI's own OMPI_*), which would
+/// make mpiexec believe it runs inside that job; the user's OMPI_MCA_* stay.
+[[nodiscard]] std::string join_launch_script(const JoinLaunch& join, int count,
+                                             const std::vector<std::string>& argv,
+                                             const std::string& directory, const std::string& port,
+                                             const std::string& log);
 
 /// The nodes the job holds: its allocation, then the helper nodes in the
 /// order they were booked.
@@ -104,7 +118,10 @@ class SlurmResources final : public ResourceManager {
   /// Expands the job's node list with `scontrol show hostnames` (Error naming
   /// the command if it fails) and books nothing yet. A helper job that is
   /// not running `booking_timeout` after its submission is cancelled.
-  SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands,
+  /// `join`: new processes are started by the helper jobs (launch) and join
+  /// (FLEXMPI_SLURM_JOIN); the scripts go to `flexmpi-join-<job id>` beside
+  /// ompi-server's URI file, which every node must see (a shared directory).
+  SlurmResources(SlurmJob job, std::unique_ptr<CommandRunner> commands, JoinLaunch join = {},
                  std::chrono::milliseconds booking_timeout = std::chrono::seconds(10));
   /// Ends every helper job still held (the job is ending): their nodes go
   /// back at once instead of when the helpers see the job gone.
@@ -128,6 +145,11 @@ class SlurmResources final : public ResourceManager {
       std::vector<std::string> processor_names) override;
   /// false once place_initial_processes found the node names not to be host names.
   [[nodiscard]] bool spawn_names_hosts() const override { return node_names_are_hosts_; }
+  [[nodiscard]] bool launches_processes() const override { return !join_.server_uri_file.empty(); }
+  /// Hands join_launch_script to the helper job of `host` (a file it picks up
+  /// within 0.2 s). Error(unsupported) if no helper job holds `host`.
+  void launch(const std::string& host, int count, const std::vector<std::string>& argv,
+              const std::string& directory, const std::string& port) override;
 
  private:
   /// sbatch of a helper job on `node`; its job id.
@@ -143,6 +165,9 @@ class SlurmResources final : public ResourceManager {
   std::map<std::string, std::string> helper_jobs_;  ///< host -> helper job id
   std::string booking_error_;                       ///< the last failed sbatch/scancel
   bool node_names_are_hosts_ = true;
+  JoinLaunch join_;
+  std::string launch_directory_;  ///< where launch() leaves scripts (join mode)
+  int launches_ = 0;              ///< scripts handed out, for unique names
 };
 
 }  // namespace flexmpi

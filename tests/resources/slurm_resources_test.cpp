@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "flexmpi/error.hpp"
@@ -221,10 +223,16 @@ TEST(SlurmResourcesTest, HelperJobsEndWithTheJob) {
 // The helper job's script, run by bash against a stand-in squeue that answers
 // from a list: it holds the node while the job is listed or squeue fails, and
 // ends when squeue lists nothing or does not know the job.
-int helper_script_polls(const std::vector<std::string>& answers) {
+// `before(dir)` runs first (the launch test leaves scripts there); with a
+// `launch_node`, the helper runs that node's scripts in `dir`.
+int helper_script_polls(const std::vector<std::string>& answers,
+                        const std::function<void(const std::filesystem::path&)>& before = {},
+                        const std::string& launch_node = {}) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("flexmpi_helper_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);  // the stand-in squeue counts its calls there
   std::filesystem::create_directories(dir);
+  if (before) before(dir);
   for (std::size_t i = 0; i < answers.size(); ++i) {
     std::ofstream(dir / ("answer" + std::to_string(i))) << answers[i];
   }
@@ -239,11 +247,12 @@ int helper_script_polls(const std::vector<std::string>& answers) {
   std::filesystem::permissions(dir / "squeue", std::filesystem::perms::owner_all);
   SystemCommandRunner runner(std::chrono::seconds(10));
   (void)runner.run(
-      {"env", "PATH=" + dir.string() + ":/usr/bin:/bin", "sh", "-c", helper_job_script("7", 0)});
+      {"env", "PATH=" + dir.string() + ":/usr/bin:/bin", "sh", "-c",
+       helper_job_script(
+           "7", 0, launch_node.empty() ? std::string() : (dir / (launch_node + ".")).string())});
   std::ifstream calls(dir / "calls");
   int count = 0;
   calls >> count;
-  std::filesystem::remove_all(dir);
   return count;
 }
 
@@ -253,6 +262,99 @@ TEST(SlurmHelperJob, HoldsTheNodeWhileTheJobExists) {
       4);
   EXPECT_EQ(
       helper_script_polls({"RUNNING", "FAIL:slurm_load_jobs error: Invalid job id specified"}), 2);
+  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                              ("flexmpi_helper_" + std::to_string(::getpid())));
+}
+
+// A joining helper runs its own node's launch scripts, each once, and
+// renames them; another node's are not its.
+TEST(SlurmHelperJob, RunsItsNodesLaunchScriptsOnce) {
+  std::filesystem::path dir;
+  EXPECT_EQ(helper_script_polls(
+                {"RUNNING", "RUNNING", "RUNNING", ""},
+                [&](const std::filesystem::path& d) {
+                  dir = d;
+                  std::ofstream(d / "n3.1.sh") << "echo one >> " << (d / "ran").string() << "\n";
+                  std::ofstream(d / "n3.2.sh") << "echo two >> " << (d / "ran").string() << "\n";
+                  std::ofstream(d / "n31.1.sh") << "echo other >> " << (d / "ran").string() << "\n";
+                },
+                "n3"),
+            4);
+  std::ifstream ran(dir / "ran");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(ran, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_THAT(lines, ElementsAre("one", "two"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "n3.1.sh.run"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "n31.1.sh"));
+  std::filesystem::remove_all(dir);
+}
+
+// The script a helper job runs to start joining processes: the submitting MPI
+// job's variables go, the user's Open MPI settings stay, mpiexec gets
+// ompi-server and the port, the program's arguments arrive untouched.
+TEST(SlurmHelperJob, LaunchScriptStartsJoiningProcessesOutsideTheJobsEnvironment) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("flexmpi_launch_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // A stand-in mpiexec that prints its arguments and the variables that matter.
+  std::ofstream(dir / "mpiexec") << "#!/bin/sh\n"
+                                 << "for a in \"$@\"; do echo \"arg:$a\"; done\n"
+                                 << "env | grep -E '^(PMIX|OMPI)_' | sort\n";
+  std::filesystem::permissions(dir / "mpiexec", std::filesystem::perms::owner_all);
+  const std::string script = join_launch_script(
+      {"/shared/ompi-server.uri", (dir / "mpiexec").string()}, 2, {"/bin/app", "a b", "it's"},
+      dir.string(), "12.0:34", (dir / "out").string());
+  SystemCommandRunner runner(std::chrono::seconds(10));
+  (void)runner.run({"env", "-i", "PATH=/usr/bin:/bin", "PMIX_RANK=0", "OMPI_COMM_WORLD_RANK=0",
+                    "OMPI_MCA_orte_hnp_uri=x", "OMPI_MCA_ess_base_jobid=1", "OMPI_MCA_btl=self,tcp",
+                    "OMPI_ALLOW_RUN_AS_ROOT=1", "sh", "-c", script});
+  std::ifstream out(dir / "out");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  EXPECT_THAT(
+      lines, ElementsAre("arg:--ompi-server", "arg:file:/shared/ompi-server.uri", "arg:-n", "arg:2",
+                         "arg:env", "arg:FLEXMPI_JOIN_PORT=12.0:34", "arg:/bin/app", "arg:a b",
+                         "arg:it's", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_MCA_btl=self,tcp"));
+  std::filesystem::remove_all(dir);
+}
+
+// Join mode: a helper job books the node and runs what launch() leaves for
+// it; a node the job does not hold is refused, naming it.
+TEST(SlurmResourcesTest, LaunchesOnlyOnBookedNodes) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("flexmpi_join_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "uri") << "1.0;tcp://127.0.0.1:1\n";
+  const std::string scripts = (dir / "flexmpi-join-7").string();
+  const std::string book_n2 =
+      "sbatch --parsable -p flex -N 1 -w n2 -J flexmpi-helper-7 -o /dev/null --wrap " +
+      helper_job_script("7", 10, scripts + "/n2.");
+  std::vector<std::string> log;
+  SlurmResources slurm(
+      job_on_n1(),
+      std::make_unique<RecordedCommands>(
+          std::map<std::string, std::string>{{"scontrol show hostnames n1", "n1\n"},
+                                             {kSinfo, fixture("sinfo_all_idle.txt")},
+                                             {book_n2, fixture("sbatch_helper.txt")},
+                                             {"squeue -h -j 8 -o %T", "RUNNING\n"},
+                                             {"scancel 8", ""}},
+          &log),
+      JoinLaunch{(dir / "uri").string(), "mpiexec"});
+  EXPECT_TRUE(slurm.launches_processes());
+  try {
+    slurm.launch("n2", 1, {"/bin/app"}, "/", "12.0:34");
+    ADD_FAILURE() << "launched on a node no helper job holds";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::unsupported);
+    EXPECT_THAT(e.what(), HasSubstr("n2"));
+  }
+  slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
+  slurm.launch("n2", 1, {"/bin/app"}, "/", "12.0:34");
+  const std::string script = read_text_file(scripts + "/n2.1.sh", "launch script", Errc::internal);
+  EXPECT_THAT(script, HasSubstr("FLEXMPI_JOIN_PORT=12.0:34 /bin/app"));
+  EXPECT_FALSE(std::filesystem::exists(scripts + "/n2.1.tmp"));
+  std::filesystem::remove_all(dir);
 }
 
 // A node that never comes up: its helper job stays pending, is cancelled,
@@ -269,7 +371,7 @@ TEST(SlurmResourcesTest, AHelperJobThatDoesNotStartIsCancelled) {
                                              {"squeue -h -j 8 -o %T", "PENDING\n"},
                                              {"scancel 8", ""}},
           &log),
-      std::chrono::milliseconds(250));
+      JoinLaunch{}, std::chrono::milliseconds(250));
   slurm.submit_allocation({{"n1", 1}, {"n2", 1}});
   EXPECT_EQ(log.back(), "scancel 8");
   EXPECT_GE(std::count(log.begin(), log.end(), "squeue -h -j 8 -o %T"), 2);  // it waited

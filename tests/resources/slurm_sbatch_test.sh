@@ -23,7 +23,8 @@ for attempt in 1 2; do
   echo "slurm_sbatch_example: attempt ${attempt} failed: $(cat "${out}")" >&2
   ((attempt == 2)) && fail "the batch job failed twice"
 done
-for expected in "export FLEXMPI_RESOURCES=slurm" "export OMPI_MCA_plm='^slurm'" " -n 2 "; do
+for expected in "export FLEXMPI_RESOURCES=slurm" "export OMPI_MCA_plm='^slurm'" " -n 2 " \
+  " --ompi-server file:ompi-server-${id}.uri "; do
   grep -qF -- "${expected}" "${out}" || fail "flexrun --dry-run lacks '${expected}': $(cat "${out}")"
 done
 residual=$(awk '/residual/ {print $NF}' "${out}")

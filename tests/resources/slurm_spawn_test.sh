@@ -5,12 +5,21 @@
 # partition's idle nodes, which helper jobs book, and removed at iteration
 # 300, after which the helper jobs end. Checks: the run's result, 4
 # processes in the trace, helper jobs allocated n3 and n4, none left after.
+# MODE join (FLEXMPI_SLURM_JOIN): the helper jobs start the new processes,
+# which join through ompi-server; each helper must have run its script.
 # Exit code 77 (skipped) where Slurm cannot start.
-#   bash slurm_spawn_test.sh SLURM_LOCAL_SH RUN_SPAWN_TEST_SH MPIEXEC JACOBI
+#   bash slurm_spawn_test.sh SLURM_LOCAL_SH RUN_SPAWN_TEST_SH MPIEXEC JACOBI [spawn|join]
 set -uo pipefail
-source "$(dirname "$0")/slurm_test_lib.sh" slurm_spawn_jacobi "$1"
+mode=${5:-spawn}
+source "$(dirname "$0")/slurm_test_lib.sh" "slurm_${mode}_jacobi" "$1"
 runner=$2 mpiexec=$3 jacobi=$4
 start_local_cluster
+join=() mpiexec_join=()
+if [[ ${mode} == join ]]; then
+  start_ompi_server
+  join=(FLEXMPI_SLURM_JOIN="${work}/ompi-server.uri" FLEXMPI_SLURM_MPIEXEC="${mpiexec}")
+  mpiexec_join=(--ompi-server "file:${work}/ompi-server.uri")
+fi
 
 printf '100 spawn 2\n300 remove 2\n' >"${work}/schedule"
 # The local cluster's nodes are not host names (all localhost): mpirun must
@@ -20,8 +29,8 @@ printf '100 spawn 2\n300 remove 2\n' >"${work}/schedule"
 bash "${runner}" 90 3 salloc -N2 -p flex env -u FLEXMPI_SLURM_DIR -u FLEXMPI_SLURM_PORT \
   FLEXMPI_POLICY=smp \
   FLEXMPI_SCHEDULE="${work}/schedule" FLEXMPI_RESOURCES=slurm FLEXMPI_TRACE="${work}/trace.jsonl" \
-  OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm \
-  "${mpiexec}" -n 2 -x SLURM_CONF "${jacobi}" --size 1000 --iterations 500 \
+  "${join[@]}" OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm \
+  "${mpiexec}" "${mpiexec_join[@]}" -n 2 -x SLURM_CONF "${jacobi}" --size 1000 --iterations 500 \
   --sampling-interval 50 >"${work}/out" 2>&1 ||
   fail "the run failed: $(cat "${work}/out")"
 residual=$(awk '/residual/ {print $NF}' "${work}/out")
@@ -39,4 +48,11 @@ for node in n3 n4; do
 done
 left=$(squeue -h -o '%j' | grep -c '^flexmpi-helper-')
 ((left == 0)) || fail "${left} helper jobs left after the run"
-echo "slurm_spawn_jacobi: 2 -> 4 -> 2 processes, helper jobs on n3 and n4, released"
+if [[ ${mode} == join ]]; then
+  for node in n3 n4; do
+    ran=$(find "${work}" -path "*/flexmpi-join-*/${node}.*.sh.run" | head -1)
+    [[ -n "${ran}" ]] || fail "the helper job on ${node} ran no process: $(ls -R "${work}")"
+    grep -q "FLEXMPI_JOIN_PORT=" "${ran}" || fail "${ran} does not start a joining process"
+  done
+fi
+echo "slurm_${mode}_jacobi: 2 -> 4 -> 2 processes, helper jobs on n3 and n4, released"

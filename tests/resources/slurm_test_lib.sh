@@ -11,8 +11,24 @@ fail() {
   exit 1
 }
 
-work=""
-cleanup() { [[ -z "${work}" ]] || rm -rf "${work}"; }
+work="" server_pid=""
+cleanup() {
+  [[ -z "${server_pid}" ]] || kill "${server_pid}" 2>/dev/null
+  [[ -z "${work}" ]] || rm -rf "${work}"
+}
+
+# start_ompi_server: Open MPI's rendezvous server for processes that join the
+# job (FLEXMPI_SLURM_JOIN); its URI in ${work}/ompi-server.uri, stopped at exit.
+start_ompi_server() {
+  ompi-server --no-daemonize -r "${work}/ompi-server.uri" >"${work}/ompi-server.log" 2>&1 &
+  server_pid=$!
+  local tries
+  for tries in $(seq 50); do
+    [[ -s "${work}/ompi-server.uri" ]] && return 0
+    sleep 0.1
+  done
+  fail "ompi-server wrote no URI: $(cat "${work}/ompi-server.log")"
+}
 
 start_local_cluster() {
   bash "${cluster}" start

@@ -139,6 +139,11 @@ def flexrun_dry_run(args):
     with open(work_profile, "w") as stream:
         stream.write('{"interval": 0, "iterations": 10, "metric_count": [5, 7]}\n')
     values["profile"] = work_profile
+    server_uri = os.path.join(args.workdir, "ompi-server.uri")
+    with open(server_uri, "w") as stream:
+        stream.write("1234.0;tcp://127.0.0.1:5678\n")
+    values["slurm-join"] = server_uri  # needs resources=slurm: a Slurm job's environment below
+    values["resources"] = "slurm"
     values["drum-topology"] = os.path.join(args.source_dir, "tests", "machine", "fixtures",
                                            "fig3_5.xml")
     # A profile flexmpi-calibrate --quick wrote on the 2-vCPU development VM.
@@ -154,6 +159,8 @@ def flexrun_dry_run(args):
     command = [args.flexrun, "--dry-run", "-n", "1000"]
     command += [f"--{option}={values[option]}" for option in table] + program
     env = clean_environment()
+    env.update(SLURM_JOB_ID="42", SLURM_JOB_PARTITION="flex", SLURM_JOB_NODELIST="localhost",
+               SLURM_JOB_CPUS_PER_NODE="2")
     result = run(command, env=env)
     expect(result.returncode == 0, "flexrun --dry-run failed")
     exports = dry_run_exports(result.stdout)
@@ -169,6 +176,8 @@ def flexrun_dry_run(args):
     if args.mpi == "openmpi":
         expect(sorted(forwarded) == sorted(v for v, _, _ in table.values()),
                f"Open MPI: every FLEXMPI_* variable must be forwarded with -x, got {forwarded}")
+        expect(f"--ompi-server file:{values['slurm-join']}" in " ".join(words),
+               f"FLEXMPI_SLURM_JOIN: mpiexec must get --ompi-server file:URI, got {words}")
         expect(exports.get("OMPI_MCA_rmaps_base_oversubscribe") == "1" and
                exports.get("OMPI_MCA_mpi_yield_when_idle") == "1",
                "1000 processes > cores: oversubscription and yield_when_idle must be set")
@@ -288,7 +297,10 @@ def flexrun_launch(args):
     for rank in (0, 1):
         expect(f"probe: rank {rank}: FLEXMPI_SAMPLING_INTERVAL=7" in result.stdout,
                f"rank {rank} did not get FLEXMPI_SAMPLING_INTERVAL=7")
-    expect("probe: argv[0]=-n\nprobe: argv[1]=3\nprobe: argv[2]=a b\n" in result.stdout,
+    # Only rank 0 echoes its arguments, but mpiexec may interleave rank 1's
+    # lines between them, so compare rank 0's echo lines in order.
+    echoed = [line for line in result.stdout.splitlines() if line.startswith("probe: argv[")]
+    expect(echoed == ["probe: argv[0]=-n", "probe: argv[1]=3", "probe: argv[2]=a b"],
            "the program's arguments must arrive untouched")
     with open(trace) as stream:
         records = [json.loads(line) for line in stream if line.strip()]

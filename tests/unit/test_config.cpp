@@ -314,6 +314,22 @@ TEST(Config, DrumTopologyMustBeAReadableModel) {
   std::remove(malformed.c_str());
 }
 
+// Joining processes need a readable ompi-server URI file and Slurm helper jobs.
+TEST(Config, SlurmJoinNeedsAReadableUriFileAndSlurm) {
+  expect_rejected("FLEXMPI_SLURM_JOIN", "/nonexistent/ompi-server.uri", "cannot read it");
+  expect_rejected("FLEXMPI_SLURM_MPIEXEC", "");
+  const std::string uri = ::testing::TempDir() + "ompi_server.uri";
+  std::ofstream(uri) << "1.0;tcp://127.0.0.1:1\n";
+  try {
+    (void)load_one("FLEXMPI_SLURM_JOIN", uri);  // FLEXMPI_RESOURCES is hostfile
+    ADD_FAILURE() << "accepted without FLEXMPI_RESOURCES=slurm";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_config);
+    EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_SLURM_JOIN needs FLEXMPI_RESOURCES=slurm"));
+  }
+  std::remove(uri.c_str());
+}
+
 TEST(Config, MetricAcceptsWorkAutoAndPapiLists) {
   for (const std::string v :
        {"auto", "work", "papi:PAPI_FP_OPS", "papi:PAPI_FP_OPS,PAPI_L1_DCM", "papi:PAPI_TOT_INS"}) {

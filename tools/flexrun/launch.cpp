@@ -226,6 +226,16 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
     if (host.slurm && find_variable(plan.environment, "SLURM_CONF") != nullptr) {
       plan.argv.insert(plan.argv.end(), {"-x", "SLURM_CONF"});
     }
+    // Processes that helper jobs start join through ompi-server, which the
+    // job's mpiexec must know from its start.
+    if (const std::string* uri = find_variable(plan.environment, "FLEXMPI_SLURM_JOIN")) {
+      plan.argv.insert(plan.argv.end(), {"--ompi-server", "file:" + *uri});
+      plan.notes.push_back("FLEXMPI_SLURM_JOIN: mpiexec gets ompi-server's URI (--ompi-server)");
+    }
+  } else if (find_variable(plan.environment, "FLEXMPI_SLURM_JOIN") != nullptr) {
+    plan.notes.push_back(
+        "FLEXMPI_SLURM_JOIN needs Open MPI (ports and ompi-server): the new "
+        "processes will not be able to join");
   }
   if (!request.preload.empty()) {
     // Prepend to the user's own preloads; mpiexec itself must not load MPI.
@@ -246,21 +256,6 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
   }
   plan.argv.insert(plan.argv.end(), request.program.begin(), request.program.end());
   return plan;
-}
-
-std::string shell_quote(const std::string& text) {
-  constexpr std::string_view safe =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%";
-  if (!text.empty() && text.find_first_not_of(safe) == std::string::npos) return text;
-  std::string quoted = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
 }
 
 }  // namespace flexrun

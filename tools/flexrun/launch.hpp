@@ -96,7 +96,4 @@ struct Host {
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
                        const Environment& inherited, const Host& host);
 
-/// `text` quoted for a POSIX shell when needed.
-std::string shell_quote(const std::string& text);
-
 }  // namespace flexrun

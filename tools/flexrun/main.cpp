@@ -31,6 +31,7 @@
 #include "flexmpi/error.hpp"
 #include "launch.hpp"
 #include "resources/slurm_resources.hpp"
+#include "util/shell_quote.hpp"
 
 namespace {
 
@@ -81,7 +82,8 @@ std::string check_option(const flexmpi::SettingDescriptor& setting, const std::s
 }
 
 // Checks the environment the processes will get (inherited FLEXMPI_*
-// variables plus the options), as MPI_Init will: misspelt names included.
+// variables, the options and flexrun's defaults), as MPI_Init will: misspelt
+// names included.
 std::string check_environment(const flexrun::Environment& env) {
   std::vector<std::string> names;
   for (const auto& [name, value] : env) {
@@ -109,17 +111,17 @@ void print_dry_run(const flexrun::LaunchPlan& plan, const flexrun::MpiInfo& mpi,
   // The variables flexrun sets, then the FLEXMPI_* ones inherited unchanged:
   // together with the command line, a script that does what flexrun does.
   for (const auto& [name, value] : plan.added) {
-    std::cout << "export " << name << "=" << flexrun::shell_quote(value) << "\n";
+    std::cout << "export " << name << "=" << flexmpi::shell_quote(value) << "\n";
   }
   for (const std::string& name : plan.forwarded) {
     if (flexrun::find_variable(plan.added, name) != nullptr) continue;
     std::cout << "export " << name << "="
-              << flexrun::shell_quote(*flexrun::find_variable(plan.environment, name))
+              << flexmpi::shell_quote(*flexrun::find_variable(plan.environment, name))
               << "  # inherited\n";
   }
   std::string line;
   for (const std::string& word : plan.argv)
-    line += (line.empty() ? "" : " ") + flexrun::shell_quote(word);
+    line += (line.empty() ? "" : " ") + flexmpi::shell_quote(word);
   std::cout << line << "\n";
 }
 
@@ -321,14 +323,6 @@ int main(int argc, char** argv) {
     request.settings.emplace_back(std::string(table[i].variable), values[i]);
   }
 
-  flexrun::Environment environment = flexrun::current_environment();
-  for (const auto& [name, value] : request.settings)
-    flexrun::set_variable(environment, name, value);
-  if (const std::string message = check_environment(environment); !message.empty()) {
-    std::cerr << "flexrun: " << message << "\n";
-    return kUsageError;
-  }
-
   flexrun::MpiInfo mpi;
   try {
     mpi = flexrun::detect_mpi(mpiexec);
@@ -345,6 +339,11 @@ int main(int argc, char** argv) {
   host.slurm = slurm_allocation();
   const flexrun::LaunchPlan plan =
       flexrun::plan_launch(request, mpi, flexrun::current_environment(), host);
+  // Checked as the processes will get them, flexrun's own defaults included.
+  if (const std::string message = check_environment(plan.environment); !message.empty()) {
+    std::cerr << "flexrun: " << message << "\n";
+    return kUsageError;
+  }
   if (dry_run) {
     print_dry_run(plan, mpi, mpiexec, host.cores);
     return 0;
