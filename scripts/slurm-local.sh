@@ -9,6 +9,13 @@
 #   bash scripts/slurm-local.sh status   # sinfo of the local cluster (exit 1 if it is not up)
 #   bash scripts/slurm-local.sh stop     # stop every daemon it started, remove the directory
 #   eval "$(bash scripts/slurm-local.sh env)"   # SLURM_CONF for sinfo, srun, salloc, ...
+#   bash scripts/slurm-local.sh on NODE CMD...   # CMD "on" a node (see --netns)
+#
+# start --netns: every node is a host of its own, a network namespace with
+# its own name (a UTS namespace) and address (10.78.0.K, scripts/netns-lib.sh);
+# slurmd -N nK runs in nK's namespace, slurmctld in n1's. The machine's
+# network is not touched, so Slurm is reachable only from a node: run its
+# commands with `slurm-local.sh on n1 ...` (without --netns, `on` just runs them).
 #
 # start and stop are idempotent. Exit code 77 (CTest's "skipped") with a
 # message when Slurm cannot run here (not root, packages not installable,
@@ -25,9 +32,30 @@ controller_port=${FLEXMPI_SLURM_PORT:-17000}
 first_node_port=$((controller_port + 1))
 packages=(munge slurmctld slurmd slurm-client)
 export SLURM_CONF="${dir}/etc/slurm.conf"
+source "$(dirname "${BASH_SOURCE[0]}")/netns-lib.sh"
+namespace_prefix=fxsl${controller_port}
+netns_mode() { [[ -f "${dir}/netns" ]]; }
+node_address() { echo "10.78.0.${1#n}"; }
 
-skip() {  # skip MESSAGE: Slurm cannot run here
+# on NODE CMD...: CMD in NODE's namespace under NODE's host name (--netns), else here.
+on() {
+  local node=$1
+  shift
+  if netns_mode; then
+    # Not `ip netns exec`: it mounts a sysfs of the namespace over /sys, where
+    # slurmd then finds no cgroup file system and does not start.
+    nsenter --net="/run/netns/${namespace_prefix}${node}" unshare --uts --mount \
+      sh -c 'mount --bind "$1" /etc/hosts && hostname "$0" && shift && exec "$@"' \
+      "${node}" "/etc/netns/${namespace_prefix}${node}/hosts" "$@"
+  else
+    "$@"
+  fi
+}
+
+starting=""
+skip() {  # skip MESSAGE: Slurm cannot run here (what start started is stopped)
   echo "slurm-local: cannot start Slurm here: $1" >&2
+  [[ -z "${starting}" ]] || stop >/dev/null 2>&1
   exit 77
 }
 
@@ -44,12 +72,26 @@ ensure_packages() {
     skip "apt-get install ${missing[*]} failed (${dir}/log/apt.log)"
 }
 
+# The nodes: all localhost on ports of their own, or (--netns) hosts.
+node_lines() {
+  if netns_mode; then
+    for node in "${nodes[@]}"; do
+      echo "NodeName=${node} NodeAddr=$(node_address "${node}") NodeHostname=${node}" \
+        "Port=${first_node_port} CPUs=1 State=UNKNOWN"
+    done
+  else
+    echo "NodeName=n[1-${#nodes[@]}] NodeHostname=localhost" \
+      "Port=${first_node_port}-$((first_node_port + ${#nodes[@]} - 1)) CPUs=1 State=UNKNOWN"
+  fi
+}
+
 write_config() {
-  local last_node_port=$((first_node_port + ${#nodes[@]} - 1))
+  local controller=localhost
+  netns_mode && controller="localhost($(node_address n1))"
   cat >"${SLURM_CONF}" <<EOF
-# Written by scripts/slurm-local.sh: ${#nodes[@]} nodes on localhost.
+# Written by scripts/slurm-local.sh: ${#nodes[@]} nodes on this machine.
 ClusterName=flexmpi
-SlurmctldHost=localhost
+SlurmctldHost=${controller}
 SlurmctldPort=${controller_port}
 SlurmUser=root
 SlurmdUser=root
@@ -85,7 +127,7 @@ InactiveLimit=0
 MinJobAge=300
 KillWait=5
 Waittime=0
-NodeName=n[1-${#nodes[@]}] NodeHostname=localhost Port=${first_node_port}-${last_node_port} CPUs=1 State=UNKNOWN
+$(node_lines)
 PartitionName=flex Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 }
@@ -108,24 +150,37 @@ running() {  # running PIDFILE: the daemon of that pid file is alive
   [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null
 }
 
+# The namespaces of --netns: a switch and one host per node.
+create_hosts() {
+  ip netns list | grep -q "^${namespace_prefix}n1\b" && return 0
+  netns_switch_create "${namespace_prefix}sw" || skip "${netns_error}"
+  local hosts="127.0.0.1 localhost\n" node
+  for node in "${nodes[@]}"; do hosts+="$(node_address "${node}") ${node}\n"; done
+  for node in "${nodes[@]}"; do
+    netns_host_create "${namespace_prefix}sw" "${namespace_prefix}${node}" \
+      "${controller_port}${node#n}" "$(node_address "${node}")/24" || skip "${netns_error}"
+    netns_hosts_file "${namespace_prefix}${node}" "${hosts}" || skip "cannot write /etc/netns"
+  done
+}
+
 start_slurm() {
-  running "${dir}/run/slurmctld.pid" || slurmctld -f "${SLURM_CONF}" ||
+  running "${dir}/run/slurmctld.pid" || on n1 slurmctld -f "${SLURM_CONF}" ||
     skip "slurmctld did not start (${dir}/log/slurmctld.log)"
   for node in "${nodes[@]}"; do
-    running "${dir}/run/slurmd-${node}.pid" || slurmd -f "${SLURM_CONF}" -N "${node}" ||
+    running "${dir}/run/slurmd-${node}.pid" || on "${node}" slurmd -f "${SLURM_CONF}" -N "${node}" ||
       skip "slurmd -N ${node} did not start (${dir}/log/slurmd-${node}.log)"
   done
 }
 
 idle_nodes() {
-  sinfo -h -N -p flex -t idle -o '%N' 2>/dev/null | sort -u | wc -l
+  on n1 sinfo -h -N -p flex -t idle -o '%N' 2>/dev/null | sort -u | wc -l
 }
 
 wait_until_idle() {
   local deadline=$((SECONDS + timeout))
   until (($(idle_nodes) == ${#nodes[@]})); do
     if ((SECONDS >= deadline)); then
-      sinfo -N >&2
+      on n1 sinfo -N >&2
       skip "the ${#nodes[@]} nodes were not idle after ${timeout} s (logs in ${dir}/log)"
     fi
     sleep 0.5
@@ -134,10 +189,16 @@ wait_until_idle() {
 
 start() {
   ((EUID == 0)) || skip "the daemons run as root (this is uid ${EUID})"
+  [[ -d "${dir}" ]] || starting=1  # a cluster already up stays up if this start fails
   mkdir -p "${dir}"/{etc,state,spool,run,log,munge}
   chmod 0755 "${dir}"
   chmod 0755 "${dir}/munge"  # munged: the socket's directory open to all, the key 0400
   ensure_packages
+  if [[ ${1:-} == --netns ]]; then
+    for tool in ip unshare nsenter; do command -v "${tool}" >/dev/null || skip "${tool} is not installed"; done
+    touch "${dir}/netns"
+    create_hosts
+  fi
   write_config
   start_munge
   start_slurm
@@ -163,9 +224,9 @@ stop() {
   [[ -d "${dir}" ]] || return 0
   if running "${dir}/run/slurmctld.pid"; then
     # Jobs end first, so that no slurmstepd or job process outlives its node.
-    scancel --quiet --user="$(id -un)" 2>/dev/null
+    on n1 scancel --quiet --user="$(id -un)" 2>/dev/null
     for _ in $(seq 50); do
-      [[ -z "$(squeue -h 2>/dev/null)" ]] && break
+      [[ -z "$(on n1 squeue -h 2>/dev/null)" ]] && break
       sleep 0.1
     done
   fi
@@ -173,6 +234,10 @@ stop() {
   for node in "${nodes[@]}"; do pid_files+=("${dir}/run/slurmd-${node}.pid"); done
   stop_daemons "${pid_files[@]}"
   stop_daemons "${dir}/run/munged.pid"
+  if netns_mode; then
+    for node in "${nodes[@]}"; do netns_delete "${namespace_prefix}${node}"; done
+    netns_delete "${namespace_prefix}sw"
+  fi
   rm -rf "${dir}"
   echo "slurm-local: stopped"
 }
@@ -182,16 +247,27 @@ status() {
     echo "slurm-local: not running" >&2
     return 1
   }
-  sinfo -N -p flex
+  on n1 sinfo -N -p flex
 }
 
 case "${1:-}" in
-  start) start ;;
+  start) start "${2:-}" ;;
   stop) stop ;;
   status) status ;;
   env) echo "export SLURM_CONF=${SLURM_CONF}" ;;
+  on)
+    [[ $# -ge 3 ]] || { echo "usage: $0 on NODE COMMAND..." >&2; exit 2; }
+    shift
+    on "$@" &  # waited for, so that a signal to this script reaches the command
+    command_pid=$!
+    trap 'kill "${command_pid}" 2>/dev/null' TERM INT
+    wait "${command_pid}"
+    status=$?
+    wait "${command_pid}" 2>/dev/null  # after a trapped signal
+    exit "${status}"
+    ;;
   *)
-    echo "usage: $0 start|stop|status|env" >&2
+    echo "usage: $0 start [--netns]|stop|status|env|on NODE COMMAND..." >&2
     exit 2
     ;;
 esac

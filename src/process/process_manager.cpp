@@ -486,6 +486,7 @@ void ProcessManager::spawn_planned(const json& plan) {
        {"nprocs_before", before},
        {"nprocs", context_.size()},
        {"spawn_calls", steps},
+       {"processor_names", std::exchange(spawned_processor_names_, {})},
        {"seconds", wall_seconds() - start},
        {"resource_manager_seconds", std::exchange(resource_manager_seconds_, 0.0)}});
 }
@@ -755,11 +756,11 @@ void ProcessManager::record_new_hosts(MPI_Comm merged, int step, int fresh) {
   const int first = prepared_->batch ? 0 : step;
   for (int k = 0; k < fresh; ++k) {
     std::string host = prepared_->hosts[static_cast<std::size_t>(first + k)];
-    if (host.empty()) {
-      host =
-          names.data() + static_cast<std::size_t>(merged_size - fresh + k) * MPI_MAX_PROCESSOR_NAME;
-    }
+    const std::string reported =
+        names.data() + static_cast<std::size_t>(merged_size - fresh + k) * MPI_MAX_PROCESSOR_NAME;
+    if (host.empty()) host = reported;
     hosts.push_back(host);
+    spawned_processor_names_.push_back(reported);
   }
   scheduler().add_spawned(hosts, prepared_->batch);
   known_speed_.resize(known_speed_.size() + static_cast<std::size_t>(fresh), 0.0);

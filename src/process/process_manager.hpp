@@ -246,6 +246,8 @@ class ProcessManager {
   };
   std::optional<PreparedSpawn> prepared_;
   std::string join_port_;  ///< rank 0: the port launched processes connect to
+  /// rank 0: where the processes of the current spawn say they run (MPI_Get_processor_name)
+  std::vector<std::string> spawned_processor_names_;
 };
 
 }  // namespace flexmpi

@@ -40,50 +40,34 @@ for tool in ip unshare timeout tc; do
   command -v "${tool}" > /dev/null || skip "${tool} is not installed"
 done
 
+source "$(dirname "$0")/../../scripts/netns-lib.sh"
 id=$$
 letters=(a b c d e f g h)
 switch=fxs${id}
 work=$(mktemp -d /tmp/flexmpi_netns_hosts.XXXXXX)
 namespace() { echo "fx${letters[$1]}${id}"; }
 cleanup() {
-  for ((h = 0; h < hosts; ++h)); do
-    ip netns del "$(namespace "${h}")" 2> /dev/null
-    rm -rf "/etc/netns/$(namespace "${h}")"
-  done
-  ip netns del "${switch}" 2> /dev/null
+  for ((h = 0; h < hosts; ++h)); do netns_delete "$(namespace "${h}")"; done
+  netns_delete "${switch}"
   rm -rf "${work}"
 }
 trap cleanup EXIT
 
-ip netns add "${switch}" 2> "${work}/err" || skip "ip netns add failed: $(cat "${work}/err")"
-ip -n "${switch}" link add br0 type bridge && ip -n "${switch}" link set br0 up ||
-  skip "cannot create a bridge"
+netns_switch_create "${switch}" || skip "${netns_error}"
 host_names=() etc_hosts="127.0.0.1 localhost\n"
 for ((h = 0; h < hosts; ++h)); do
   host_names+=("fxhost${letters[h]}")
   etc_hosts+="10.77.0.$((h + 1)) fxhost${letters[h]}\n"
 done
 for ((h = 0; h < hosts; ++h)); do
-  ns=$(namespace "${h}") host_end=vh${letters[h]}${id} switch_end=vs${letters[h]}${id}
-  ip netns add "${ns}" || skip "ip netns add failed"
-  ip link add "${host_end}" type veth peer name "${switch_end}" 2> "${work}/err" ||
-    skip "cannot create a veth pair: $(cat "${work}/err")"
-  ip link set "${host_end}" netns "${ns}" && ip link set "${switch_end}" netns "${switch}" &&
-    ip -n "${switch}" link set "${switch_end}" master br0 &&
-    ip -n "${switch}" link set "${switch_end}" up &&
-    ip -n "${ns}" addr add "10.77.0.$((h + 1))/24" dev "${host_end}" &&
-    ip -n "${ns}" link set "${host_end}" up && ip -n "${ns}" link set lo up ||
-    skip "cannot configure host ${host_names[h]}'s link"
-  rate=${rates[h]:-}
-  if [[ -n ${rate} && ${rate} != - ]]; then
-    for end in "${ns} ${host_end}" "${switch} ${switch_end}"; do
-      read -r where device <<< "${end}"
-      tc -n "${where}" qdisc add dev "${device}" root tbf rate "${rate}" burst 32kbit latency 400ms ||
-        { echo "netns_hosts.sh: cannot shape ${host_names[h]}'s link to '${rate}'" >&2; exit 2; }
-    done
-  fi
-  mkdir -p "/etc/netns/${ns}" || skip "cannot write /etc/netns"
-  printf "${etc_hosts}" > "/etc/netns/${ns}/hosts"
+  netns_host_create "${switch}" "$(namespace "${h}")" "${letters[h]}${id}" \
+    "10.77.0.$((h + 1))/24" "${rates[h]:-}"
+  case $? in
+    0) ;;
+    2) echo "netns_hosts.sh: ${netns_error}" >&2; exit 2 ;;
+    *) skip "${netns_error}" ;;
+  esac
+  netns_hosts_file "$(namespace "${h}")" "${etc_hosts}" || skip "cannot write /etc/netns"
 done
 ip netns exec "$(namespace 0)" unshare --uts true 2> "${work}/err" ||
   skip "cannot create a UTS namespace: $(cat "${work}/err")"

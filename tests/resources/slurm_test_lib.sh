@@ -17,10 +17,11 @@ cleanup() {
   [[ -z "${work}" ]] || rm -rf "${work}"
 }
 
-# start_ompi_server: Open MPI's rendezvous server for processes that join the
-# job (FLEXMPI_SLURM_JOIN); its URI in ${work}/ompi-server.uri, stopped at exit.
+# start_ompi_server [PREFIX...]: Open MPI's rendezvous server for processes
+# that join the job (FLEXMPI_SLURM_JOIN), run through PREFIX (e.g. on a node);
+# its URI in ${work}/ompi-server.uri, stopped at exit.
 start_ompi_server() {
-  ompi-server --no-daemonize -r "${work}/ompi-server.uri" >"${work}/ompi-server.log" 2>&1 &
+  "$@" ompi-server --no-daemonize -r "${work}/ompi-server.uri" >"${work}/ompi-server.log" 2>&1 &
   server_pid=$!
   local tries
   for tries in $(seq 50); do
@@ -30,8 +31,8 @@ start_ompi_server() {
   fail "ompi-server wrote no URI: $(cat "${work}/ompi-server.log")"
 }
 
-start_local_cluster() {
-  bash "${cluster}" start
+start_local_cluster() {  # start_local_cluster [--netns]
+  bash "${cluster}" start "$@"
   local status=$?
   ((status == 77)) && exit 77
   ((status == 0)) || fail "slurm-local.sh start failed (exit status ${status})"
