@@ -26,8 +26,14 @@ turn: spawn (MPI_Comm_spawn; the helper jobs only book the nodes) and join
 (FLEXMPI_SLURM_JOIN: the helper jobs start them, they connect through
 ompi-server).
 
+--netns: the cluster's nodes are hosts of their own (slurm-local.sh start
+--netns); the job starts with one process on n1 (salloc -N1 -w n1) and grows
+onto the other three; the new processes must join (--modes join), and every
+Slurm command runs on n1.
+
   python3 bench/slurm/shrink_grow.py --build build                 # the demo, 1 run per mode
   python3 bench/slurm/shrink_grow.py --build build --repeats 5     # the benchmark
+  python3 bench/slurm/shrink_grow.py --build build --netns --modes join --policy smp --repeats 5
 """
 import argparse
 import json
@@ -46,8 +52,13 @@ def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
+# Where Slurm's commands and the job run: here, or (--netns) on node n1.
+ON_NODE = []
+
+
 def slurm(*command):
-    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(ON_NODE + list(command), capture_output=True, text=True,
+                          check=True).stdout
 
 
 def trace_records(path):
@@ -95,7 +106,7 @@ def idle_nodes(partition):
 
 def start_ompi_server(work):
     uri = os.path.join(work, "ompi-server.uri")
-    server = subprocess.Popen(["ompi-server", "--no-daemonize", "-r", uri],
+    server = subprocess.Popen(ON_NODE + ["ompi-server", "--no-daemonize", "-r", uri],
                               stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     for _ in range(50):
         if os.path.exists(uri) and os.path.getsize(uri) > 0:
@@ -110,9 +121,11 @@ def start_job(args, work, join_uri):
     flexrun = os.path.join(args.build, "tools", "flexrun")
     jacobi = os.path.join(args.build, "apps", "jacobi", "flexmpi-jacobi")
     speeds = ",".join([str(args.emulated_speed)] * 4)
-    command = ["salloc", "-N2", "-p", args.partition, "-J", "flexmpi-demo", flexrun,
-               "--policy=hpmp", "--sampling-interval", str(args.interval),
-               "--emulate-speed", speeds, "--emulate-mode=sleep", "--trace", trace]
+    allocation = ["-N1", "-w", "n1"] if args.netns else ["-N2"]
+    command = ON_NODE + [
+        "salloc", *allocation, "-p", args.partition, "-J", "flexmpi-demo", flexrun,
+        f"--policy={args.policy}", "--sampling-interval", str(args.interval), "--emulate-speed", speeds,
+        "--emulate-mode=sleep", "--trace", trace]
     if join_uri:
         command.append(f"--slurm-join={join_uri}")
     command += [jacobi, "--size", str(args.size), "--iterations", str(args.iterations)]
@@ -201,11 +214,21 @@ def main():
     parser.add_argument("--keep-cluster", action="store_true")
     parser.add_argument("--modes", default="spawn,join",
                         help="comma-separated: spawn, join (how the new processes start)")
+    parser.add_argument("--policy", default="hpmp", choices=["hpmp", "smp"],
+                        help="hpmp grows when its model predicts a gain, smp onto any idle node")
+    parser.add_argument("--netns", action="store_true",
+                        help="nodes are network-namespace hosts (join only)")
     args = parser.parse_args()
     modes = args.modes.split(",")
     if not modes or any(mode not in ("spawn", "join") for mode in modes):
         parser.error(f"--modes {args.modes}: expected spawn, join or both, comma-separated")
-    status = subprocess.run(["bash", CLUSTER, "start"]).returncode
+    if args.netns and modes != ["join"]:
+        parser.error("--netns: MPI_Comm_spawn cannot start processes on other hosts here; "
+                     "use --modes join")
+    if args.netns:
+        ON_NODE.extend(["bash", CLUSTER, "on", "n1"])
+    status = subprocess.run(["bash", CLUSTER, "start"] + (["--netns"] if args.netns else [])
+                            ).returncode
     if status != 0:
         sys.exit(f"scripts/slurm-local.sh start failed ({status})")
     for line in subprocess.run(["bash", CLUSTER, "env"], capture_output=True, text=True,
