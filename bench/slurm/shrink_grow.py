@@ -141,7 +141,10 @@ def one_run(args, run, mode):
         return measure(args, run, mode, work, uri)
     finally:
         if server:
-            server.kill()
+            # TERM, not KILL: with --netns the server runs under slurm-local.sh's
+            # `on`, which passes TERM on to it (a KILL would leave it running).
+            server.terminate()
+            server.wait()
 
 
 def measure(args, run, mode, work, uri):
