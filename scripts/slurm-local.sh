@@ -37,18 +37,20 @@ namespace_prefix=fxsl${controller_port}
 netns_mode() { [[ -f "${dir}/netns" ]]; }
 node_address() { echo "10.78.0.${1#n}"; }
 
-# on NODE CMD...: CMD in NODE's namespace under NODE's host name (--netns), else here.
+# on NODE CMD...: CMD in NODE's namespace under NODE's host name (--netns), else
+# here. With on_exec=exec, CMD replaces this script (every step execs), so a
+# signal to the script's pid reaches CMD.
 on() {
   local node=$1
   shift
   if netns_mode; then
     # Not `ip netns exec`: it mounts a sysfs of the namespace over /sys, where
     # slurmd then finds no cgroup file system and does not start.
-    nsenter --net="/run/netns/${namespace_prefix}${node}" unshare --uts --mount \
+    ${on_exec:-} nsenter --net="/run/netns/${namespace_prefix}${node}" unshare --uts --mount \
       sh -c 'mount --bind "$1" /etc/hosts && hostname "$0" && shift && exec "$@"' \
       "${node}" "/etc/netns/${namespace_prefix}${node}/hosts" "$@"
   else
-    "$@"
+    ${on_exec:-} "$@"
   fi
 }
 
@@ -258,13 +260,7 @@ case "${1:-}" in
   on)
     [[ $# -ge 3 ]] || { echo "usage: $0 on NODE COMMAND..." >&2; exit 2; }
     shift
-    on "$@" &  # waited for, so that a signal to this script reaches the command
-    command_pid=$!
-    trap 'kill "${command_pid}" 2>/dev/null' TERM INT
-    wait "${command_pid}"
-    status=$?
-    wait "${command_pid}" 2>/dev/null  # after a trapped signal
-    exit "${status}"
+    on_exec=exec on "$@"
     ;;
   *)
     echo "usage: $0 start [--netns]|stop|status|env|on NODE COMMAND..." >&2

@@ -112,7 +112,7 @@ def start_ompi_server(work):
         if os.path.exists(uri) and os.path.getsize(uri) > 0:
             return server, uri
         time.sleep(0.1)
-    server.kill()
+    server.terminate()
     sys.exit("ompi-server wrote no URI")
 
 
@@ -141,8 +141,6 @@ def one_run(args, run, mode):
         return measure(args, run, mode, work, uri)
     finally:
         if server:
-            # TERM, not KILL: with --netns the server runs under slurm-local.sh's
-            # `on`, which passes TERM on to it (a KILL would leave it running).
             server.terminate()
             server.wait()
 
