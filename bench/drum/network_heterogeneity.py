@@ -77,7 +77,7 @@ def zoltan_case(args, case):
 
 def jacobi_case(args, case, trace):
     program = [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size", str(args.size),
-               "--iterations", str(args.iterations), "--sampling-interval", "25"]
+               "--iterations", str(args.iterations), "--sampling-interval", "25", "--quiet"]
     env = {"FLEXMPI_TRACE": trace}
     if case == "equal":
         program.append("--static")
