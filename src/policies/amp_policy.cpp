@@ -27,7 +27,6 @@ nlohmann::json AmpPlan::to_json() const {
   out["current_prediction_seconds"] = current_prediction;
   out["iteration_correction"] = iteration_correction;
   out["change_settling_seconds"] = change_settling_seconds;
-  if (spawn_seconds_per_process) out["spawn_seconds_per_process"] = *spawn_seconds_per_process;
   return out;
 }
 
@@ -45,7 +44,6 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
   plan.iteration_correction =
       iteration_correction_at(situation, static_cast<int>(situation.report.processes.size()));
   plan.change_settling_seconds = situation.change_settling_seconds;
-  plan.spawn_seconds_per_process = situation.spawn_seconds_per_process;
   const auto predict = [&](const std::vector<int>& delta) {
     return predict_remaining(situation, plan.offers, delta);
   };

@@ -54,7 +54,6 @@ struct AmpPlan {
   double current_prediction = 0.0;       ///< predicted remaining seconds with no change
   double iteration_correction = 1.0;     ///< at the current count, as planned with
   double change_settling_seconds = 0.0;  ///< OfferSituation's, as planned with
-  std::optional<double> spawn_seconds_per_process;  ///< OfferSituation's (nullopt: the profile's)
   MalleabilityDecision decision;
 
   [[nodiscard]] nlohmann::json to_json() const;

@@ -177,8 +177,7 @@ double predict_remaining(const OfferSituation& situation, const ClassOffers& off
                    situation.remaining_time_ratio * iteration_correction_at(situation, processes);
   if (spawned > 0 || gone > 0) seconds += situation.change_settling_seconds;
   if (spawned > 0) {
-    seconds += situation.spawn_seconds_per_process ? spawned * *situation.spawn_seconds_per_process
-                                                   : spawn_cost(situation.profile, spawned);
+    seconds += spawn_cost(situation.profile, spawned);
     seconds += situation.redistribution_cost.predict(situation.data_bytes * added / speed);
   }
   if (gone > 0) {

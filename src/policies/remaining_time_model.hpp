@@ -57,10 +57,6 @@ struct OfferSituation {
   /// first; amp measures it, AmpPolicy): added to every candidate that
   /// changes the processes. 0: the model alone.
   double change_settling_seconds = 0.0;
-  /// Seconds per spawned process as this run measured its spawns (the spawn
-  /// and the data handed over; RunLearning). nullopt: the machine profile's
-  /// spawn cost (eq. 5.6).
-  std::optional<double> spawn_seconds_per_process = std::nullopt;
   /// How much longer the remaining run's iterations take than the interval
   /// just measured (remaining_time_ratio of FLEXMPI_PROFILE;
   /// MalleabilityPolicy): scales the per-iteration term of predict_remaining.

@@ -68,17 +68,8 @@ void RunLearning::observe(const IntervalReport& report, bool after_change) {
   interval_ = report.longest(&ProcessInterval::wall);
   after_change_ = after_change;
   representative_ = blocks_balanced_ && !after_change && !(report.redistribution_seconds() > 0.0);
-  const int processes_before = processes_;
   processes_ = static_cast<int>(report.processes.size());
   if (after_change) {
-    // CG on the emulated cluster: 5 spawned processes cost 0.41 s with their
-    // data, where the profile's 0.27 s per process priced 1.35 s, and AMP
-    // judged the corrective spawns that would have met its goal not worth it.
-    if (processes_before > 0 && processes_ > processes_before &&
-        report.reconfiguration_seconds() > 0.0) {
-      keep_latest(spawn_seconds_,
-                  report.reconfiguration_seconds() / (processes_ - processes_before), kWindow);
-    }
     // The interval after a spawn ran the newcomers on blocks from their
     // class's nominal speed (two of 13 processes 30 % slower than the rest):
     // learnt from, it made 13 processes look 30 % slower than they ran
@@ -111,7 +102,6 @@ void RunLearning::learn_and_apply(OfferSituation& situation) {
   }
   situation.iteration_corrections = iteration_corrections();
   situation.change_settling_seconds = settling_.seconds();
-  if (!spawn_seconds_.empty()) situation.spawn_seconds_per_process = median(spawn_seconds_);
 }
 
 bool RunLearning::ready() const {
@@ -131,8 +121,6 @@ std::map<int, double> RunLearning::iteration_corrections() const {
 nlohmann::json RunLearning::to_json() const {
   return {{"blocks_balanced", blocks_balanced_},
           {"iteration_corrections", corrections_},
-          {"spawn_seconds_per_process", spawn_seconds_},
-          {"processes", processes_},
           {"settling", settling_.to_json()},
           {"run_seconds", run_seconds_}};
 }
@@ -140,9 +128,6 @@ nlohmann::json RunLearning::to_json() const {
 void RunLearning::from_json(const nlohmann::json& state) {
   blocks_balanced_ = state.value("blocks_balanced", false);
   corrections_ = state.value("iteration_corrections", std::map<int, std::vector<double>>{});
-  spawn_seconds_ = state.value("spawn_seconds_per_process", std::vector<double>{});
-  // A newcomer prices the spawn that started it as its parents do.
-  processes_ = state.value("processes", 0);
   if (state.contains("settling")) settling_.from_json(state["settling"]);
   run_seconds_ = state.value("run_seconds", 0.0);
 }

@@ -15,9 +15,6 @@
 //     the application did between the intervals), beyond the settled one
 //     after it, is what a change costs besides its spawn and data
 //     (SettlingCost, OfferSituation::change_settling_seconds);
-//   - a spawn costs what this run's spawns cost per process (the median of
-//     the latest 3, the data handed over included), not the machine
-//     profile's figure (OfferSituation::spawn_seconds_per_process);
 //   - a change makes the blocks unbalanced until the balancer judges them
 //     again (the newcomers' blocks come from their class's nominal speed);
 //   - a policy plans only when the interval was not right after a change and
@@ -97,7 +94,6 @@ class RunLearning {
   double interval_ = 0.0;
   double run_seconds_ = 0.0;                        // the run's clock at the interval observed
   std::map<int, std::vector<double>> corrections_;  // per process count
-  std::vector<double> spawn_seconds_;               // per process, of the latest spawns
   SettlingCost settling_;
 };
 

@@ -360,32 +360,6 @@ TEST(RunLearning, AChangeIsPricedOnTheRunsClock) {
   EXPECT_DOUBLE_EQ(situation.change_settling_seconds, 2.5 - 1.0);
 }
 
-TEST(RunLearning, ASpawnCostsWhatThisRunsSpawnsCost) {
-  HpmpFixture f;  // two processes
-  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
-  RunLearning learning;
-  const auto interval = [&](bool after_change, double reconfiguration) {
-    for (ProcessInterval& p : f.report.processes) p.reconfiguration_seconds = reconfiguration;
-    learning.observe(f.report, after_change);
-    learning.learn_and_apply(situation);
-  };
-  interval(false, 0.0);
-  EXPECT_FALSE(situation.spawn_seconds_per_process.has_value());  // the profile's, until a spawn
-  const ClassOffers offers = build_class_offers(situation).value();
-  const double profiled = predict_remaining(situation, offers, {1, 0});
-  for (int k = 0; k < 2; ++k) f.report.processes.push_back(f.report.processes[1]);
-  interval(true, 0.3);  // two spawned in 0.3 s, their data included
-  EXPECT_DOUBLE_EQ(situation.spawn_seconds_per_process.value(), 0.15);
-  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {1, 0}),
-                   profiled - spawn_cost(f.profile, 1) + 0.15);
-  RunLearning imported;  // a newcomer prices the next spawn alike
-  imported.from_json(learning.to_json());
-  EXPECT_EQ(imported.to_json(), learning.to_json());
-  f.report.processes.pop_back();
-  interval(true, 0.1);  // a removal is not a spawn
-  EXPECT_DOUBLE_EQ(situation.spawn_seconds_per_process.value(), 0.15);
-}
-
 TEST(AmpPolicy, AChangePaysTheSettlingOfTheIntervalAfterIt) {
   const HpmpFixture f;
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
