@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "flexmpi.h"
+#include "util/statistics.hpp"
 
 namespace {
 
@@ -41,11 +42,6 @@ struct BalancedRun {
   std::vector<int> counts_seen;        // this process's count after each evaluation
   std::vector<double> real_row_times;  // the kernel's real seconds per row, per iteration
 };
-
-double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
 
 // Runs `iterations` monitored iterations of the kernel with balancing,
 // checking after every redistribution that each element is its global index.
@@ -101,22 +97,21 @@ TEST(LoadBalancing, ConvergesToTheEmulatedSpeeds) {
   // each process rows in inverse proportion to it. (Judged on the last
   // intervals instead, a run whose cores changed speed after the last move
   // failed: the balancer waits for a window's evidence, by design.) No move:
-  // the last 4 intervals, which an unbalanced 1:1 fails.
-  const std::vector<int>& seen = result.counts_seen;
-  std::size_t last_move = seen.size();
-  for (std::size_t it = 1; it < seen.size(); ++it) {
-    if (seen[it] != seen[it - 1]) last_move = it;
-  }
-  if (seen.front() != kRows / 2 && last_move == seen.size()) last_move = 0;
+  // the last 5 intervals, which an unbalanced 1:1 fails.
   const auto& times = result.real_row_times;
-  const std::size_t end = last_move == seen.size() ? times.size() : last_move + 1;
+  std::size_t end = times.size();  // the iterations the last move was decided on: [0, end)
+  int before = kRows / 2;          // every process starts with an equal block
+  for (std::size_t it = 0; it < result.counts_seen.size(); ++it) {
+    if (result.counts_seen[it] != before) end = it + 1;
+    before = result.counts_seen[it];
+  }
   const std::size_t begin = end > 125 ? end - 125 : 0;
   const std::vector<double> last(times.begin() + static_cast<std::ptrdiff_t>(begin),
                                  times.begin() + static_cast<std::ptrdiff_t>(end));
   double emulated_row_time[2] = {0.0, 0.0};
   int rank = 0;
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-  const double own = median(last) / kEmulatedSpeed[rank];
+  const double own = flexmpi::median(last) / kEmulatedSpeed[rank];
   MPI_Allgather(&own, 1, MPI_DOUBLE, emulated_row_time, 1, MPI_DOUBLE, XMPI_COMM_WORLD);
   const double expected = emulated_row_time[1] / emulated_row_time[0];
   const double ratio = static_cast<double>(counts[0]) / counts[1];
@@ -124,9 +119,9 @@ TEST(LoadBalancing, ConvergesToTheEmulatedSpeeds) {
   // milliseconds (docs/benchmarks.md), and a window's median is not one
   // iteration's. On equal cores the expectation is 2:1.
   EXPECT_GT(ratio, expected / 1.2) << counts[0] << " : " << counts[1] << ", expected " << expected
-                                   << " : 1, last move at iteration " << last_move;
+                                   << " : 1, judged on iterations before " << end;
   EXPECT_LT(ratio, expected * 1.2) << counts[0] << " : " << counts[1] << ", expected " << expected
-                                   << " : 1, last move at iteration " << last_move;
+                                   << " : 1, judged on iterations before " << end;
 }
 
 }  // namespace
