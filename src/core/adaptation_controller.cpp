@@ -161,6 +161,11 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   // Evaluate an interval once, right after it closed (by this call or by
   // XMPI_Monitor_iter_end just before it).
   if (interval_traced_) return state_.own_block();
+  // A spawn or removal this interval splits the rows by these weights. Once
+  // an interval, not every call: a copy of EpiGraph's 200,000 weights per
+  // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,
+  // made its static run 1.7 times slower.
+  state_.remember_row_weights(weight);
 
   nlohmann::json extra = nlohmann::json::object();
   // What the last redistribution really cost (the slowest process), for the
@@ -272,7 +277,8 @@ void AdaptationController::forecast_next(const Decomposition& measured_on,
   } else {
     // The configuration the process manager will reach (thesis Table 6.8):
     // the last processes removed, the spawned ones as fast as the mean, the
-    // rows in proportion to the speeds (ProcessManager::estimated_speeds).
+    // rows in proportion to the speeds (ProcessManager::estimated_speeds)
+    // under the workload model.
     const int after = static_cast<int>(size) + change->spawn - change->remove;
     std::vector<double> speeds = forecaster_->speeds();
     if (change->reclaim || measured_on.empty() || speeds.size() != size || after < 1) {
@@ -283,7 +289,7 @@ void AdaptationController::forecast_next(const Decomposition& measured_on,
     for (const double s : speeds) mean += s / static_cast<double>(speeds.size());
     speeds.resize(static_cast<std::size_t>(after), mean);
     const std::int64_t rows = state_.global_rows();
-    const Decomposition target = blocks_from_counts(proportional_counts(rows, speeds, 1));
+    const Decomposition target = blocks_from_counts(state_.split_rows(speeds));
     const std::size_t widest = std::max(size, target.size());
     next.busiest_bytes =
         busiest_process_bytes(padded(measured_on, widest, rows), padded(target, widest, rows),

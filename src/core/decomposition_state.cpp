@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "balancing/partitioner.hpp"
 #include "core/context.hpp"
 #include "flexmpi/error.hpp"
 
@@ -51,7 +52,10 @@ RowBlock DecompositionState::block_of(int rank, int nprocs, std::int64_t rows) {
 }
 
 std::vector<double> DecompositionState::global_row_work(std::span<const double> weight) {
-  if (model_ == WorkloadModel::weight) return {weight.begin(), weight.end()};
+  if (model_ == WorkloadModel::weight) {
+    remember_row_weights(weight);
+    return row_work_;
+  }
   if (model_ == WorkloadModel::count) return {};
   // Every process contributes the nonzero count of each of its rows.
   const std::vector<double> local = data_.local_row_nonzeros();
@@ -64,7 +68,21 @@ std::vector<double> DecompositionState::global_row_work(std::span<const double> 
   check_mpi(PMPI_Allgatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, rows.data(),
                             counts.data(), displs.data(), MPI_DOUBLE, context_.library_comm()),
             "MPI_Allgatherv (row nonzeros)");
+  row_work_ = rows;
   return rows;
+}
+
+void DecompositionState::remember_row_weights(std::span<const double> weight) {
+  if (model_ == WorkloadModel::weight) row_work_.assign(weight.begin(), weight.end());
+}
+
+std::vector<std::int64_t> DecompositionState::split_rows(const std::vector<double>& shares) const {
+  const bool known = global_rows_ > 0 && row_work_.size() == static_cast<std::size_t>(global_rows_) &&
+                     std::accumulate(row_work_.begin(), row_work_.end(), 0.0) > 0.0;
+  if (!known) return proportional_counts(global_rows_, shares, 1);
+  std::vector<std::int64_t> counts;
+  for (const RowBlock& block : cut_by_work(row_work_, shares)) counts.push_back(block.count);
+  return counts;
 }
 
 void DecompositionState::update_work(std::span<const double> weight) {

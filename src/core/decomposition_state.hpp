@@ -52,7 +52,17 @@ class DecompositionState {
   /// nonzeros of the registered data, or the weights of its rows).
   void update_work(std::span<const double> weight = {});
   /// Every row's work in the model's units (collective for nnz); empty for count.
+  /// Remembered for split_rows.
   std::vector<double> global_row_work(std::span<const double> weight);
+  /// The weight model's per-row work of the interval just measured (XMPI_LB_WEIGHT),
+  /// remembered for split_rows.
+  void remember_row_weights(std::span<const double> weight);
+  /// Rows per process in proportion to `shares` (one per process of the
+  /// split): by the per-row work last seen under the nnz or weight model,
+  /// else by row count. What a spawn or removal hands the processes: split
+  /// by count, EpiGraph's newcomers at the epidemic's peak got blocks with
+  /// 25 times the others' work (docs/architecture.md).
+  [[nodiscard]] std::vector<std::int64_t> split_rows(const std::vector<double>& shares) const;
 
   /// Moves every registered structure to `target` and makes it the
   /// decomposition (collective over the library communicator).
@@ -78,6 +88,7 @@ class DecompositionState {
   Decomposition blocks_;
   DataRegistry data_;
   double work_units_ = 0.0;
+  std::vector<double> row_work_;  // per row, the latest global_row_work / weights
 };
 
 }  // namespace flexmpi

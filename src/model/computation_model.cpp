@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "flexmpi/error.hpp"
+#include "util/statistics.hpp"
 
 namespace flexmpi {
 
@@ -64,6 +65,14 @@ class LineReader {
     if (record.contains("wall_time")) {
       const std::vector<double> wall = numbers(record, "wall_time");
       p.seconds = *std::max_element(wall.begin(), wall.end());
+    }
+    if (record.contains("speed")) {
+      const std::vector<double> speeds = numbers(record, "speed");
+      p.speed = std::accumulate(speeds.begin(), speeds.end(), 0.0);
+    }
+    if (record.contains("mpi_time")) {
+      const std::vector<double> mpi = numbers(record, "mpi_time");
+      p.least_mpi = *std::min_element(mpi.begin(), mpi.end());
     }
     const char* key = record.contains("partition_before") ? "partition_before" : "partition";
     if (!record.contains(key)) return p;  // a run that did not balance traces no partition
@@ -170,21 +179,42 @@ void ProfileCorrection::observe(double profiled, double measured) {
   factor_ = std::abs(ratio - 1.0) > threshold_ ? ratio : 1.0;
 }
 
-double remaining_time_ratio(const WorkProfile& profile, int current) {
-  const ProfiledInterval* now = profile.find(current);
-  if (now == nullptr) return 1.0;
-  bool timed = now->seconds > 0.0;
-  double seconds = 0.0, work = 0.0, iterations = 0.0;
-  for (const ProfiledInterval& later : profile.intervals()) {
-    if (later.interval <= current) continue;
-    timed = timed && later.seconds > 0.0;
-    seconds += later.seconds;
-    work += later.total();
-    iterations += later.iterations;
+std::vector<ProfiledStep> profiled_steps(const WorkProfile& profile, int current) {
+  const std::vector<ProfiledInterval>& intervals = profile.intervals();
+  const auto first = std::find_if(intervals.begin(), intervals.end(),
+                                  [&](const ProfiledInterval& p) { return p.interval == current; });
+  if (first == intervals.end()) return {};
+  // Per profiled interval (0: not traced): its summed speed, the overhead of
+  // an iteration, and the computation's measured over modelled time.
+  std::vector<double> speed, overhead, inefficiency;
+  for (const ProfiledInterval& p : intervals) {
+    const double seconds = p.seconds / p.iterations, extra = p.least_mpi / p.iterations;
+    const double modelled = p.speed > 0.0 ? p.total() / p.iterations / p.speed : 0.0;
+    speed.push_back(p.speed);
+    overhead.push_back(p.seconds > 0.0 ? extra : 0.0);
+    inefficiency.push_back(seconds > extra && modelled > 0.0 ? (seconds - extra) / modelled : 0.0);
   }
-  const double later = timed ? seconds : work, now_cost = timed ? now->seconds : now->total();
-  if (!(iterations > 0.0) || !(now_cost > 0.0)) return 1.0;
-  return (later / iterations) / (now_cost / now->iterations);
+  // The median of the traced values within two intervals of `i` (0: none traced).
+  const auto smoothed = [](const std::vector<double>& values, std::size_t i) {
+    std::vector<double> window;
+    for (std::size_t k = i >= 2 ? i - 2 : 0; k <= i + 2 && k < values.size(); ++k) {
+      if (values[k] > 0.0) window.push_back(values[k]);
+    }
+    return window.empty() ? 0.0 : median(window);
+  };
+  const auto start = static_cast<std::size_t>(first - intervals.begin());
+  const double speed_now = smoothed(speed, start);
+  std::vector<ProfiledStep> steps;
+  for (std::size_t i = start; i < intervals.size(); ++i) {
+    const ProfiledInterval& p = intervals[i];
+    const double speed_then = smoothed(speed, i);
+    const double rescale = speed_now > 0.0 && speed_then > 0.0 ? speed_now / speed_then : 1.0;
+    const double measured = smoothed(inefficiency, i);
+    steps.push_back({p.iterations, static_cast<int>(p.work.size()),
+                     p.total() / p.iterations * rescale, measured > 0.0 ? measured : 1.0,
+                     smoothed(overhead, i)});
+  }
+  return steps;
 }
 
 double profiled_work(const WorkProfile& profile, int next, int iterations,

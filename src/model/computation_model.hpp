@@ -34,6 +34,8 @@ struct ProfiledInterval {
   std::vector<std::int64_t> rows;  ///< rows per process the work was measured on (empty:
                                    ///< the run traced no partition)
   double seconds = 0.0;            ///< "wall_time" of the slowest process (0: not traced)
+  double speed = 0.0;              ///< "speed" summed over the processes (0: not traced)
+  double least_mpi = 0.0;          ///< "mpi_time" of the process that spent least in MPI
 
   /// Sum of the processes' work.
   [[nodiscard]] double total() const;
@@ -93,20 +95,41 @@ class ProfileCorrection {
   double factor_ = 1.0;
 };
 
-/// How much longer an iteration of the rest of a run takes than one of
-/// interval `current`, by a profile of an earlier run: the mean time per
-/// iteration of the profiled intervals after `current` (their slowest
-/// process's wall time over their iterations) over `current`'s; where the
-/// profile traced no wall time, the same ratio of the work. The
-/// performance-aware policies predict the whole remaining run with it:
-/// thesis 5.3.1 reads the profile for the next interval only, and an
-/// epidemic's steps take 20 times longer at its peak than in its first
-/// weeks, so the next interval held to the end misjudged the rest by that
-/// much. Time, not work, where it can: EpiGraph's work units (an update
-/// per individual, a contact per infectious one) differ in cost, so its
-/// work rose 6.5 times where its time rose 20. 1 when the profile lacks
-/// `current` or anything after it, or `current` took nothing.
-[[nodiscard]] double remaining_time_ratio(const WorkProfile& profile, int current);
+/// One interval of a profiled run as the remaining-run prediction reads it:
+/// an iteration took inefficiency x work / speed of computation, and
+/// overhead_seconds besides.
+struct ProfiledStep {
+  int iterations = 0;
+  int processes = 0;  ///< of the profiled run in this interval
+  /// Work of one iteration, in the units of the speed measured at the
+  /// interval the prediction starts from (see profiled_steps).
+  double work_per_iteration = 0.0;
+  /// How much longer the computation took than work / summed speed (the
+  /// imbalance left between rebalances): (seconds - overhead) / (work / speed).
+  double inefficiency = 1.0;
+  /// Seconds of one iteration beyond the computation: what the process that
+  /// waited least spent in MPI.
+  double overhead_seconds = 0.0;
+};
+
+/// The profiled intervals from `current` on (the first is `current`; empty
+/// when the profile lacks it), for the performance-aware policies'
+/// prediction of the whole remaining run: thesis 5.3.1 reads the profile for
+/// the next interval only, and an epidemic's steps take 20 times longer at
+/// its peak than in its first weeks.
+///  - Work per iteration is rescaled by the profiled speed at `current` over
+///    the interval's own: EpiGraph's work units (an update per individual, a
+///    contact per infectious one) differ in cost, and its summed speed in
+///    units per second rose 15 % towards the peak and fell 25 % after it.
+///  - Computation and overhead apart: EpiGraph's quiet weeks are mostly
+///    communication, its peak computation (1.1-1.4 times work / speed), and a
+///    correction of the whole iteration learnt on one misjudged the other.
+///    The inefficiency is 1 and the overhead 0 where the profile traced no
+///    wall time, speed or MPI time.
+///  - Every value is the median over the interval and its two neighbours on
+///    each side: one interval of the profiled run (its start, a rebalance's
+///    first touch of moved rows) is no forecast of this one's.
+[[nodiscard]] std::vector<ProfiledStep> profiled_steps(const WorkProfile& profile, int current);
 
 /// The work of the next interval, irregular application: the profile's
 /// interval `next`, scaled to `iterations` iterations and by the correction.

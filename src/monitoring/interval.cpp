@@ -114,4 +114,11 @@ double IntervalReport::longest(double ProcessInterval::*seconds) const {
   return longest;
 }
 
+double IntervalReport::shortest(double ProcessInterval::*seconds) const {
+  if (processes.empty()) return 0.0;
+  double shortest = processes.front().*seconds;
+  for (const ProcessInterval& p : processes) shortest = std::min(shortest, p.*seconds);
+  return shortest;
+}
+
 }  // namespace flexmpi

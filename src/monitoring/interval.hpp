@@ -125,6 +125,8 @@ struct IntervalReport {
   /// The longest value of a seconds field of any process (0 with none): the
   /// same on every process, which a policy's decision may depend on.
   [[nodiscard]] double longest(double ProcessInterval::*seconds) const;
+  /// The shortest value of a seconds field of any process (0 with none).
+  [[nodiscard]] double shortest(double ProcessInterval::*seconds) const;
   /// The longest redistribution_seconds of any process (0: none since the last interval).
   [[nodiscard]] double redistribution_seconds() const {
     return longest(&ProcessInterval::redistribution_seconds);

@@ -26,6 +26,7 @@ nlohmann::json AmpPlan::to_json() const {
   out["remaining_goal_seconds"] = remaining_goal;
   out["current_prediction_seconds"] = current_prediction;
   out["iteration_correction"] = iteration_correction;
+  out["overhead_offset_seconds"] = overhead_offset;
   out["change_settling_seconds"] = change_settling_seconds;
   return out;
 }
@@ -41,8 +42,9 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
   plan.goal_seconds = goal_seconds;
   plan.elapsed_seconds = elapsed_seconds;
   plan.remaining_goal = goal_seconds - elapsed_seconds;
-  plan.iteration_correction =
-      iteration_correction_at(situation, static_cast<int>(situation.report.processes.size()));
+  const int processes = static_cast<int>(situation.report.processes.size());
+  plan.iteration_correction = iteration_correction_at(situation, processes);
+  plan.overhead_offset = overhead_offset_at(situation, processes);
   plan.change_settling_seconds = situation.change_settling_seconds;
   const auto predict = [&](const std::vector<int>& delta) {
     return predict_remaining(situation, plan.offers, delta);
@@ -82,8 +84,7 @@ void AmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("goal_seconds")) goal_ = state["goal_seconds"].get<double>();
 }
 
-std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation,
-                                              int iterations) const {
+std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation) const {
   const double profiled_run = work_profile_ ? work_profile_->traced_seconds() : 0.0;
   if (profiled_run > 0.0) {
     // A profile of the static run: its time is known, not predicted.
@@ -92,17 +93,19 @@ std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation,
     // "AMP on EpiGraph").
     return profiled_run * (1.0 - *speedup_);
   }
-  if (iterations <= 0 || !learning_.ready()) return std::nullopt;
+  if (!learning_.ready()) return std::nullopt;
   // The static run (the initial processes, balanced) predicted at its first
-  // balanced interval: the time so far plus that interval's time per
-  // iteration to the end. Not the first interval's (equal blocks): on Table
+  // balanced interval: the time so far plus the remaining run predicted on
+  // the processes as they are, whose correction is that interval's alone
+  // (its time per iteration to the end; with a work profile, the profiled
+  // intervals to come). Not the first interval's (equal blocks): on Table
   // 6.4's classes balancing alone makes 8 processes 1 - 3.28/5.06 = 35 %
   // faster than equal blocks, so the thesis's 25-35 % goals were met without
-  // a spawn and AMP finished up to 19 % early (docs/architecture.md). With a
-  // work profile the rest follows the profiled run's time per iteration.
-  return (elapsed_ + learning_.interval_seconds() / iterations *
-                         static_cast<double>(std::max(0LL, situation.remaining_iterations)) *
-                         situation.remaining_time_ratio) *
+  // a spawn and AMP finished up to 19 % early (docs/architecture.md).
+  const std::optional<ClassOffers> offers = build_class_offers(situation);
+  if (!offers) return std::nullopt;
+  return (elapsed_ +
+          predict_remaining(situation, *offers, std::vector<int>(offers->offers.size(), 0))) *
          (1.0 - *speedup_);
 }
 
@@ -119,8 +122,6 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // is ready, and balances meanwhile.
   const bool after_change = input.reconfiguration_seconds > 0.0;
   learning_.observe(input.report, after_change);
-  const int iterations =
-      input.report.processes.empty() ? 0 : input.report.processes.front().iterations;
 
   if (auto decision = reclaim_action(input)) return *decision;
   bool ready = false;
@@ -133,9 +134,9 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
         max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
         static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
         dedicated_threshold_, input.communication});
-    situation->remaining_time_ratio = remaining_time_ratio(input.report);
+    add_profiled_steps(*situation);
     learning_.learn_and_apply(*situation);
-    if (!goal_ && speedup_) goal_ = speedup_goal(*situation, iterations);
+    if (!goal_ && speedup_) goal_ = speedup_goal(*situation);
     ready = learning_.ready();
     if (goal_ && ready) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
   }

@@ -53,6 +53,7 @@ struct AmpPlan {
   double remaining_goal = 0.0;           ///< goal_seconds - elapsed_seconds (may be <= 0)
   double current_prediction = 0.0;       ///< predicted remaining seconds with no change
   double iteration_correction = 1.0;     ///< at the current count, as planned with
+  double overhead_offset = 0.0;          ///< the same, added to the overhead (with a profile)
   double change_settling_seconds = 0.0;  ///< OfferSituation's, as planned with
   MalleabilityDecision decision;
 
@@ -89,8 +90,7 @@ class AmpPolicy final : public MalleabilityPolicy {
   /// FLEXMPI_GOAL_SPEEDUP in seconds: of the profiled static run's traced
   /// time, else of the static run predicted at the first interval the
   /// learning is ready on (nullopt before).
-  [[nodiscard]] std::optional<double> speedup_goal(const OfferSituation& situation,
-                                                   int iterations) const;
+  [[nodiscard]] std::optional<double> speedup_goal(const OfferSituation& situation) const;
   std::optional<double> goal_;     // FLEXMPI_GOAL, or from the speedup once predicted
   std::optional<double> speedup_;  // FLEXMPI_GOAL_SPEEDUP
   double tolerance_ = 0.01;

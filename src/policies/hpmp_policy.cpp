@@ -60,7 +60,7 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
                             static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
                             dedicated_threshold_,
                             input.communication};
-    situation.remaining_time_ratio = remaining_time_ratio(input.report);
+    add_profiled_steps(situation);
     learning_.learn_and_apply(situation);
     if (learning_.ready()) plan = hpmp_plan(situation);
   }

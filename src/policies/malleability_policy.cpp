@@ -8,8 +8,9 @@ namespace flexmpi {
 MalleabilityPolicy::MalleabilityPolicy(const Config& config)
     : balancing_(config), work_profile_(config.work_profile) {}
 
-double MalleabilityPolicy::remaining_time_ratio(const IntervalReport& report) const {
-  return work_profile_ ? flexmpi::remaining_time_ratio(*work_profile_, report.index) : 1.0;
+void MalleabilityPolicy::add_profiled_steps(OfferSituation& situation) const {
+  if (!work_profile_) return;
+  situation.profiled_steps = profiled_steps(*work_profile_, situation.report.index);
 }
 
 std::optional<PolicyDecision> MalleabilityPolicy::reclaim_action(const IntervalInput& input) {

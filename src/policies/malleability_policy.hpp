@@ -10,6 +10,7 @@
 
 #include "policies/lb_policy.hpp"
 #include "policies/policy.hpp"
+#include "policies/remaining_time_model.hpp"
 
 namespace flexmpi {
 
@@ -35,10 +36,9 @@ class MalleabilityPolicy : public Policy {
   /// nullopt when nothing was reclaimed (or there is no view).
   [[nodiscard]] std::optional<PolicyDecision> reclaim_action(const IntervalInput& input);
 
-  /// How much longer the remaining run's iterations take than those of the
-  /// interval of `report`, from FLEXMPI_PROFILE (remaining_time_ratio); 1
-  /// without one.
-  [[nodiscard]] double remaining_time_ratio(const IntervalReport& report) const;
+  /// From FLEXMPI_PROFILE, its intervals from the one of `situation`'s report
+  /// on (profiled_steps) into `situation`; nothing without a profile.
+  void add_profiled_steps(OfferSituation& situation) const;
 
   LbPolicy balancing_;                               ///< the load balancing between process changes
   std::shared_ptr<const WorkProfile> work_profile_;  ///< FLEXMPI_PROFILE, or null

@@ -118,11 +118,10 @@ std::optional<ClassOffers> build_class_offers(const OfferSituation& situation) {
   return plan;
 }
 
-double iteration_correction_at(const OfferSituation& situation, int processes) {
+double correction_at(const std::map<int, double>& measured, int processes, bool rising) {
   // Many processes on few cores wait for each other more than the model
   // says, and more so the more there are (CG's collectives on the emulated
   // cluster): a correction learnt on one count is not another's.
-  const std::map<int, double>& measured = situation.iteration_corrections;
   if (measured.empty()) return 1.0;
   const auto above = measured.lower_bound(processes);
   if (above == measured.end()) {
@@ -133,8 +132,9 @@ double iteration_correction_at(const OfferSituation& situation, int processes) {
     // trend where it falls: that would promise a speed nobody measured.
     const auto& [low_count, low] = *measured.begin();
     const auto& [high_count, high] = *measured.rbegin();
-    const double rise =
-        high_count > low_count ? std::max(0.0, (high - low) / (high_count - low_count)) : 0.0;
+    const double rise = rising && high_count > low_count
+                            ? std::max(0.0, (high - low) / (high_count - low_count))
+                            : 0.0;
     return high + rise * (processes - high_count);
   }
   if (above->first == processes || above == measured.begin()) return above->second;
@@ -143,20 +143,70 @@ double iteration_correction_at(const OfferSituation& situation, int processes) {
   return below->second + at * (above->second - below->second);
 }
 
+double iteration_correction_at(const OfferSituation& situation, int processes) {
+  return correction_at(situation.iteration_corrections, processes);
+}
+
+double overhead_offset_at(const OfferSituation& situation, int processes) {
+  if (situation.overhead_offsets.empty()) return 0.0;
+  return correction_at(situation.overhead_offsets, processes, false);
+}
+
+namespace {
+
+// Eq. 5.1's communication term: the last interval's operations on the
+// candidate's process count (5.3.2).
+double communication_seconds(const OfferSituation& situation, int processes) {
+  return situation.communication != nullptr ? situation.communication->per_iteration(processes)
+                                            : 0.0;
+}
+
+// The per-iteration term of the remaining run, corrected.
+double remaining_iterations_seconds(const OfferSituation& situation, const ClassOffers& offers,
+                                    double speed, int processes) {
+  const double remaining = static_cast<double>(std::max(0LL, situation.remaining_iterations));
+  const std::vector<ProfiledStep>& steps = situation.profiled_steps;
+  if (steps.empty()) {
+    return remaining * modelled_iteration_seconds(situation, offers, speed, processes) *
+           iteration_correction_at(situation, processes);
+  }
+  const double computation = iteration_correction_at(situation, processes);
+  const double offset = overhead_offset_at(situation, processes);
+  const auto corrected = [&](const IterationSplit& split) {
+    return computation * split.computation + std::max(0.0, split.overhead + offset);
+  };
+  if (steps.size() == 1) {  // nothing profiled after the interval measured: like it
+    return remaining * corrected(profiled_iteration(situation, steps.front(),
+                                                    offers.work_per_iteration, speed, processes));
+  }
+  // The profiled intervals still to come, scaled to the iterations left (a
+  // run as long as the profiled one leaves them as they are).
+  double seconds = 0.0, iterations = 0.0;
+  for (auto step = steps.begin() + 1; step != steps.end(); ++step) {
+    seconds += step->iterations * corrected(profiled_iteration(
+                                      situation, *step, step->work_per_iteration, speed, processes));
+    iterations += step->iterations;
+  }
+  return seconds * remaining / iterations;
+}
+
+}  // namespace
+
+IterationSplit profiled_iteration(const OfferSituation& situation, const ProfiledStep& step,
+                                  double work_per_iteration, double speed, int processes) {
+  const double more = communication_seconds(situation, processes) -
+                      communication_seconds(situation, step.processes);
+  return {step.inefficiency * work_per_iteration / speed,
+          std::max(0.0, step.overhead_seconds + more)};
+}
+
 double modelled_iteration_seconds(const OfferSituation& situation, const ClassOffers& offers,
                                   double speed, int processes) {
-  double seconds = offers.work_per_iteration / speed;
-  if (situation.communication != nullptr) {
-    // Eq. 5.1's communication term: the last interval's operations on the
-    // candidate's process count (5.3.2).
-    seconds += situation.communication->per_iteration(processes);
-  }
-  return seconds;
+  return offers.work_per_iteration / speed + communication_seconds(situation, processes);
 }
 
 double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
                          const std::vector<int>& delta) {
-  const double remaining = static_cast<double>(std::max(0LL, situation.remaining_iterations));
   double speed = offers.current_speed;
   double added = 0.0, removed = 0.0;
   int spawned = 0, gone = 0;
@@ -173,8 +223,7 @@ double predict_remaining(const OfferSituation& situation, const ClassOffers& off
   }
   if (!(speed > 0.0)) speed = offers.current_speed;  // unreachable for valid offers
   const int processes = static_cast<int>(situation.report.processes.size()) + spawned - gone;
-  double seconds = remaining * modelled_iteration_seconds(situation, offers, speed, processes) *
-                   situation.remaining_time_ratio * iteration_correction_at(situation, processes);
+  double seconds = remaining_iterations_seconds(situation, offers, speed, processes);
   if (spawned > 0 || gone > 0) seconds += situation.change_settling_seconds;
   if (spawned > 0) {
     seconds += spawn_cost(situation.profile, spawned);

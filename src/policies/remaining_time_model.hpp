@@ -14,7 +14,10 @@
 // x the speed of a PE of relative speed 1 inferred from the fastest measured
 // class. With delta all 0 it is the current configuration's remaining run.
 // The per-iteration term is multiplied by iteration_correction_at the new count,
-// and a change pays OfferSituation::change_settling_seconds besides.
+// and a change pays OfferSituation::change_settling_seconds besides. With a
+// work profile (OfferSituation::profiled_steps) the per-iteration term is
+// summed over the profiled intervals still to come instead, computation and
+// overhead apart (profiled_iteration), each with its own correction.
 #pragma once
 
 #include <map>
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "model/comm_model.hpp"
+#include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
@@ -52,16 +56,24 @@ struct OfferSituation {
   /// candidate, as eq. 5.4-5.5's lambda scales communication, at the
   /// candidate's count (iteration_correction_at). Empty: the model alone.
   std::map<int, double> iteration_corrections = {};
+  /// With profiled_steps: iteration_corrections corrects the computation,
+  /// and these (measured - modelled overhead per iteration, seconds, per
+  /// process count) are added to the overhead; between counts interpolated,
+  /// beyond them the nearest (overhead_offset_at). Added, not multiplied:
+  /// EpiGraph's quiet weeks on 16 processes measured 2.4 times the profiled
+  /// overhead, and that ratio applied to the profiled peak's (3 times the
+  /// quiet weeks', the 2 real cores saturated) predicted twice the overhead
+  /// the peak had.
+  std::map<int, double> overhead_offsets = {};
   /// What the first interval after a spawn or removal takes beyond a settled
   /// one (new processes starting, connections opened, moved rows touched
   /// first; amp measures it, AmpPolicy): added to every candidate that
   /// changes the processes. 0: the model alone.
   double change_settling_seconds = 0.0;
-  /// How much longer the remaining run's iterations take than the interval
-  /// just measured (remaining_time_ratio of FLEXMPI_PROFILE;
-  /// MalleabilityPolicy): scales the per-iteration term of predict_remaining.
-  /// 1: iterations stay as they are.
-  double remaining_time_ratio = 1.0;
+  /// With FLEXMPI_PROFILE, the profiled intervals from the one measured on
+  /// (profiled_steps; MalleabilityPolicy): the remaining run follows them.
+  /// Empty: every remaining iteration is like the interval measured.
+  std::vector<ProfiledStep> profiled_steps = {};
 };
 
 /// The job's node classes as the planner sees them, and what was measured.
@@ -87,11 +99,31 @@ struct ClassOffers {
 /// was measured (no work or no speed).
 [[nodiscard]] std::optional<ClassOffers> build_class_offers(const OfferSituation& situation);
 
-/// OfferSituation::iteration_corrections at `processes`: the measured
-/// count's, linear between the nearest measured counts below and above, the
-/// smallest one's below them, and above them the largest one's plus the rise
-/// per process over the measured range where it rises; 1 with none measured.
+/// A correction per process count at `processes`: the measured count's,
+/// linear between the nearest measured counts below and above, the smallest
+/// one's below them, and above them the largest one's plus, if `rising`, the
+/// rise per process over the measured range where it rises; 1 with none
+/// measured.
+[[nodiscard]] double correction_at(const std::map<int, double>& measured, int processes,
+                                   bool rising = true);
+/// OfferSituation::iteration_corrections at `processes` (correction_at).
 [[nodiscard]] double iteration_correction_at(const OfferSituation& situation, int processes);
+/// OfferSituation::overhead_offsets at `processes` (correction_at without the
+/// trend); 0 with none measured.
+[[nodiscard]] double overhead_offset_at(const OfferSituation& situation, int processes);
+
+/// One iteration of a profiled interval, uncorrected, split as the profiled
+/// model reads it (thesis 5.3.1-5.3.2 with a profile of the whole run).
+struct IterationSplit {
+  double computation = 0.0;  ///< inefficiency x work / speed
+  /// The profiled overhead plus what the communication replayed on
+  /// `processes` takes beyond that on the profiled run's count (5.3.2).
+  double overhead = 0.0;
+};
+[[nodiscard]] IterationSplit profiled_iteration(const OfferSituation& situation,
+                                                const ProfiledStep& step,
+                                                double work_per_iteration, double speed,
+                                                int processes);
 
 /// The model's seconds of one balanced iteration (no correction): W / speed
 /// plus the communication replayed on `processes` processes.

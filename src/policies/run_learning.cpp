@@ -7,10 +7,39 @@
 namespace flexmpi {
 namespace {
 
+// The median of each count's window.
+std::map<int, double> medians(const std::map<int, std::vector<double>>& windows) {
+  std::map<int, double> result;
+  for (const auto& [processes, window] : windows) result[processes] = median(window);
+  return result;
+}
+
 // Appends `value` and keeps the latest `window` values.
 void keep_latest(std::vector<double>& values, double value, std::size_t window) {
   values.push_back(value);
   if (values.size() > window) values.erase(values.begin());
+}
+
+}  // namespace
+
+namespace {
+
+// The interval's seconds per iteration, the least any process spent in MPI
+// per iteration, and the offers; nullopt without a measurement.
+struct MeasuredIteration {
+  double seconds = 0.0;
+  double overhead = 0.0;
+  ClassOffers offers;
+};
+
+std::optional<MeasuredIteration> measure(const OfferSituation& situation, double interval) {
+  if (situation.report.processes.empty()) return std::nullopt;
+  const int iterations = situation.report.processes.front().iterations;
+  if (iterations <= 0 || !(interval > 0.0)) return std::nullopt;
+  std::optional<ClassOffers> offers = build_class_offers(situation);
+  if (!offers) return std::nullopt;
+  const double least_mpi = situation.report.shortest(&ProcessInterval::mpi);
+  return MeasuredIteration{interval / iterations, least_mpi / iterations, std::move(*offers)};
 }
 
 }  // namespace
@@ -21,17 +50,34 @@ std::optional<double> measured_over_modelled(const OfferSituation& situation, do
   // is corrected too. (Measured against the slowest process's computation
   // instead, the correction left the predictions 6 % short of the very
   // interval measured on the emulated cluster.)
-  if (situation.report.processes.empty()) return std::nullopt;
-  const int iterations = situation.report.processes.front().iterations;
-  if (iterations <= 0) return std::nullopt;
-  const std::optional<ClassOffers> offers = build_class_offers(situation);
-  if (!offers) return std::nullopt;
+  const std::optional<MeasuredIteration> measured = measure(situation, interval);
+  if (!measured) return std::nullopt;
+  const int processes = static_cast<int>(situation.report.processes.size());
+  const ClassOffers& offers = measured->offers;
+  double seconds = measured->seconds, modelled = 0.0;
+  if (situation.profiled_steps.empty()) {
+    modelled = modelled_iteration_seconds(situation, offers, offers.current_speed, processes);
+  } else {
+    seconds -= measured->overhead;
+    modelled = profiled_iteration(situation, situation.profiled_steps.front(),
+                                  offers.work_per_iteration, offers.current_speed, processes)
+                   .computation;
+  }
+  if (!(modelled > 0.0) || !(seconds > 0.0)) return std::nullopt;
+  return seconds / modelled;
+}
+
+std::optional<double> overhead_beyond_modelled(const OfferSituation& situation,
+                                               double interval) {
+  if (situation.profiled_steps.empty()) return std::nullopt;
+  const std::optional<MeasuredIteration> measured = measure(situation, interval);
+  if (!measured) return std::nullopt;
   const double modelled =
-      modelled_iteration_seconds(situation, *offers, offers->current_speed,
-                                 static_cast<int>(situation.report.processes.size()));
-  const double measured = interval / iterations;
-  if (!(modelled > 0.0) || !(measured > 0.0)) return std::nullopt;
-  return measured / modelled;
+      profiled_iteration(situation, situation.profiled_steps.front(),
+                         measured->offers.work_per_iteration, measured->offers.current_speed,
+                         static_cast<int>(situation.report.processes.size()))
+          .overhead;
+  return measured->overhead - modelled;
 }
 
 void SettlingCost::observe(double interval_seconds, int iterations, bool after_change) {
@@ -99,8 +145,12 @@ void RunLearning::learn_and_apply(OfferSituation& situation) {
     if (const std::optional<double> ratio = measured_over_modelled(situation, interval_)) {
       keep_latest(corrections_[processes_], *ratio, kWindow);
     }
+    if (const auto offset = overhead_beyond_modelled(situation, interval_)) {
+      keep_latest(overhead_offsets_[processes_], *offset, kWindow);
+    }
   }
   situation.iteration_corrections = iteration_corrections();
+  situation.overhead_offsets = medians(overhead_offsets_);
   situation.change_settling_seconds = settling_.seconds();
 }
 
@@ -113,14 +163,13 @@ void RunLearning::after_balancing(bool awaiting_confirmation) {
 }
 
 std::map<int, double> RunLearning::iteration_corrections() const {
-  std::map<int, double> medians;
-  for (const auto& [processes, window] : corrections_) medians[processes] = median(window);
-  return medians;
+  return medians(corrections_);
 }
 
 nlohmann::json RunLearning::to_json() const {
   return {{"blocks_balanced", blocks_balanced_},
           {"iteration_corrections", corrections_},
+          {"overhead_offsets", overhead_offsets_},
           {"settling", settling_.to_json()},
           {"run_seconds", run_seconds_}};
 }
@@ -128,6 +177,7 @@ nlohmann::json RunLearning::to_json() const {
 void RunLearning::from_json(const nlohmann::json& state) {
   blocks_balanced_ = state.value("blocks_balanced", false);
   corrections_ = state.value("iteration_corrections", std::map<int, std::vector<double>>{});
+  overhead_offsets_ = state.value("overhead_offsets", std::map<int, std::vector<double>>{});
   if (state.contains("settling")) settling_.from_json(state["settling"]);
   run_seconds_ = state.value("run_seconds", 0.0);
 }

@@ -10,7 +10,9 @@
 //   - on representative intervals, measured / modelled iteration time per
 //     process count (median of the last 3) corrects the candidates of every
 //     count (OfferSituation::iteration_corrections, interpolated between
-//     counts by iteration_correction_at);
+//     counts by iteration_correction_at); with a work profile, of the
+//     computation, and the overhead gets measured - modelled added
+//     (overhead_offsets);
 //   - the interval after a spawn or removal, on the run's clock (with what
 //     the application did between the intervals), beyond the settled one
 //     after it, is what a change costs besides its spawn and data
@@ -37,9 +39,16 @@ namespace flexmpi {
 /// Measured / modelled time per iteration of the interval of `situation`,
 /// which lasted `interval` seconds (its slowest process): modelled is the
 /// balanced iteration of the prediction (modelled_iteration_seconds on the
-/// measured speeds). nullopt without a measurement.
+/// measured speeds). With profiled steps, of the computation only: the
+/// iteration less the least time a process spent in MPI, against
+/// profiled_iteration's computation. nullopt without a measurement.
 [[nodiscard]] std::optional<double> measured_over_modelled(const OfferSituation& situation,
                                                            double interval);
+/// With profiled steps, the overhead's offset: the least time a process spent
+/// in MPI per iteration less profiled_iteration's overhead (seconds, may be
+/// negative); nullopt without profiled steps or a measurement.
+[[nodiscard]] std::optional<double> overhead_beyond_modelled(const OfferSituation& situation,
+                                                             double interval);
 
 /// What the first interval after a spawn or removal takes beyond the settled
 /// interval after it (new processes starting, connections opened, moved rows
@@ -94,6 +103,7 @@ class RunLearning {
   double interval_ = 0.0;
   double run_seconds_ = 0.0;                        // the run's clock at the interval observed
   std::map<int, std::vector<double>> corrections_;  // per process count
+  std::map<int, std::vector<double>> overhead_offsets_;  // with a profile, per count
   SettlingCost settling_;
 };
 

@@ -434,7 +434,7 @@ std::vector<double> ProcessManager::estimated_speeds() {
 }
 
 Decomposition ProcessManager::proportional_decomposition(const std::vector<double>& shares) const {
-  return blocks_from_counts(proportional_counts(state_.global_rows(), shares, 1));
+  return blocks_from_counts(state_.split_rows(shares));
 }
 
 // ---- spawning ------------------------------------------------------------------------
@@ -884,14 +884,15 @@ json ProcessManager::plan_removal(const std::vector<int>& ranks) {
   json plan = {{"victims", ranks}};
   if (!state_.blocks().empty()) {
     // The rows of the removed processes go to the others in proportion to
-    // their power; the removed ones keep none (not even the minimum of one row).
+    // their power (under the workload model); the removed ones keep none
+    // (not even the minimum of one row).
     const std::vector<double> speeds = estimated_speeds();
     const std::set<int> gone(ranks.begin(), ranks.end());
     std::vector<double> shares;
     for (std::size_t p = 0; p < speeds.size(); ++p) {
       if (!gone.contains(static_cast<int>(p))) shares.push_back(speeds[p]);
     }
-    const std::vector<std::int64_t> kept = proportional_counts(state_.global_rows(), shares, 1);
+    const std::vector<std::int64_t> kept = state_.split_rows(shares);
     std::vector<std::int64_t> counts;
     for (std::size_t p = 0, k = 0; p < speeds.size(); ++p) {
       counts.push_back(gone.contains(static_cast<int>(p)) ? 0 : kept[k++]);

@@ -106,34 +106,61 @@ TEST(ComputationModel, ProfileCorrectionBeyondTheThreshold) {
   EXPECT_THROW(ProfileCorrection(-0.1), Error);
 }
 
-TEST(ComputationModel, RemainingTimeRatioFollowsTheProfileToTheEnd) {
-  // No wall time traced: the work. Per iteration 40 (interval 0), 40 (1),
-  // then 160 over 10 iterations and 20 over 30: the rest after 0 averages
-  // (800 + 1600 + 600) / 60 = 50.
+TEST(ComputationModel, ProfiledStepsFollowTheProfileToTheEnd) {
+  // No wall time, speed or MPI time traced: the work as it is, nothing else.
   const WorkProfile profile =
       parse(std::string(kTrace) + R"({"interval":2,"iterations":10,"metric_count":[800,800]})"
                                   "\n"
                                   R"({"interval":3,"iterations":30,"metric_count":[300,300]})");
-  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 0), 50.0 / 40.0);
-  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 2), 20.0 / 160.0);
-  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 3), 1.0);  // nothing after it
-  EXPECT_DOUBLE_EQ(remaining_time_ratio(profile, 7), 1.0);  // not profiled
-  const WorkProfile idle = parse(R"({"interval":0,"iterations":5,"metric_count":[0,0]})"
-                                 "\n"
-                                 R"({"interval":1,"iterations":5,"metric_count":[9,9]})");
-  EXPECT_DOUBLE_EQ(remaining_time_ratio(idle, 0), 1.0);  // nothing to compare with
-  // Wall time traced everywhere: the slowest process's time per iteration,
-  // 0.1 s / 10 now, then (0.5 + 0.3) s over 40 iterations: 0.02 / 0.01.
-  const WorkProfile timed =
-      parse(R"({"interval":0,"iterations":10,"metric_count":[1,1],"wall_time":[0.05,0.1]})"
-            "\n"
-            R"({"interval":1,"iterations":10,"metric_count":[1,1],"wall_time":[0.5,0.4]})"
-            "\n"
-            R"({"interval":2,"iterations":30,"metric_count":[9,9],"wall_time":[0.3,0.3]})");
-  EXPECT_DOUBLE_EQ(timed.find(1)->seconds, 0.5);
-  EXPECT_NEAR(remaining_time_ratio(timed, 0), 2.0, 1e-12);
-  EXPECT_NEAR(timed.traced_seconds(), 0.1 + 0.5 + 0.3, 1e-12);
-  EXPECT_DOUBLE_EQ(profile.traced_seconds(), 0.0);  // no wall time traced
+  const std::vector<ProfiledStep> steps = profiled_steps(profile, 1);
+  ASSERT_EQ(steps.size(), 3u);  // interval 1 itself, then 2 and 3
+  EXPECT_DOUBLE_EQ(steps[1].work_per_iteration, 160.0);
+  EXPECT_EQ(steps[2].iterations, 30);
+  EXPECT_EQ(steps[2].processes, 2);
+  EXPECT_DOUBLE_EQ(steps[2].work_per_iteration, 20.0);
+  for (const ProfiledStep& step : steps) {
+    EXPECT_DOUBLE_EQ(step.inefficiency, 1.0);
+    EXPECT_DOUBLE_EQ(step.overhead_seconds, 0.0);
+  }
+  EXPECT_TRUE(profiled_steps(profile, 7).empty());     // not profiled
+  EXPECT_EQ(profiled_steps(profile, 3).size(), 1u);  // nothing after it
+  EXPECT_DOUBLE_EQ(profile.traced_seconds(), 0.0);   // no wall time traced
+}
+
+TEST(ComputationModel, ProfiledStepsSplitTheTimeRescaleSpeedAndSmooth) {
+  // Six intervals of 10 iterations on 2 processes: work per iteration w,
+  // summed speed S, least MPI time m per iteration, and a wall time of
+  // e x w / S + m per iteration.
+  const std::vector<double> w = {20, 20, 40, 40, 80, 80}, S = {200, 200, 200, 200, 400, 400},
+                            e = {1.0, 1.0, 1.0, 9.0, 1.0, 1.0},
+                            m = {0.001, 0.001, 0.001, 0.001, 0.002, 0.002};
+  std::string trace;
+  const auto text = [](double value) { return std::to_string(value); };
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const double wall = (e[i] * w[i] / S[i] + m[i]) * 10;
+    trace += "{\"interval\":" + std::to_string(i) + ",\"iterations\":10,\"metric_count\":[" +
+             text(w[i] * 5) + "," + text(w[i] * 5) + "],\"speed\":[" + text(S[i] / 2) + "," +
+             text(S[i] / 2) + "],\"wall_time\":[" + text(wall) + ",0],\"mpi_time\":[" +
+             text(m[i] * 10 + 0.5) + "," + text(m[i] * 10) + "]}\n";
+  }
+  const WorkProfile profile = parse(trace);
+  EXPECT_DOUBLE_EQ(profile.find(4)->speed, 400.0);
+  EXPECT_DOUBLE_EQ(profile.find(4)->least_mpi, 0.02);
+  const std::vector<ProfiledStep> steps = profiled_steps(profile, 0);
+  ASSERT_EQ(steps.size(), 6u);
+  // The one slow interval (9) is no forecast: the median of five is 1.
+  for (const ProfiledStep& step : steps) EXPECT_NEAR(step.inefficiency, 1.0, 1e-4);
+  // Overhead: medians of the neighbourhood.
+  EXPECT_NEAR(steps[0].overhead_seconds, 0.001, 1e-9);
+  EXPECT_NEAR(steps[4].overhead_seconds, 0.0015, 1e-9);
+  EXPECT_NEAR(steps[5].overhead_seconds, 0.002, 1e-9);
+  // Work in the units of interval 0's speed (median 200): interval 4's
+  // neighbourhood ran at a median of 300, interval 5's at 400.
+  EXPECT_NEAR(steps[3].work_per_iteration, 40.0, 1e-9);
+  EXPECT_NEAR(steps[4].work_per_iteration, 80.0 * 200.0 / 300.0, 1e-9);
+  EXPECT_NEAR(steps[5].work_per_iteration, 80.0 * 200.0 / 400.0, 1e-9);
+  // From interval 5 on: its own speed is the unit.
+  EXPECT_NEAR(profiled_steps(profile, 5).front().work_per_iteration, 80.0, 1e-9);
 }
 
 TEST(ComputationModel, SpreadWorkOverACandidatePartition) {

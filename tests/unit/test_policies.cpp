@@ -258,6 +258,23 @@ TEST(AmpPolicy, CorrectionIsMeasuredOverTheBalancedModel) {
   EXPECT_FALSE(measured_over_modelled(situation, 1.0).has_value());
 }
 
+TEST(AmpPolicy, WithAProfileComputationAndOverheadAreCorrectedApart) {
+  HpmpFixture f;  // two processes, 10 iterations
+  f.report.processes[0].mpi = 0.2;  // the least in MPI: 0.02 s per iteration
+  f.report.processes[1].mpi = 0.3;
+  OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
+  EXPECT_FALSE(overhead_beyond_modelled(situation, 1.25).has_value());  // no profile
+  // Profiled: computation 1.5 x W / S, overhead 0.01 s per iteration.
+  situation.profiled_steps = {{10, 2, 15.0, 1.5, 0.01}};
+  const double speed = build_class_offers(situation).value().current_speed;
+  // 1.25 s over 10 iterations: 0.02 s of overhead, 0.105 s of computation.
+  EXPECT_NEAR(measured_over_modelled(situation, 1.25).value(), 0.105 / (1.5 * 15.0 / speed),
+              1e-12);
+  EXPECT_NEAR(overhead_beyond_modelled(situation, 1.25).value(), 0.01, 1e-12);
+  situation.profiled_steps.front().overhead_seconds = 0.03;
+  EXPECT_NEAR(overhead_beyond_modelled(situation, 1.25).value(), -0.01, 1e-12);
+}
+
 TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   const HpmpFixture f;
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
@@ -268,6 +285,7 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 6), 1.5);
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 1), 1.1);  // below: the nearest
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.8);  // above: the rising trend
+  EXPECT_DOUBLE_EQ(correction_at(situation.iteration_corrections, 9, false), 1.5);  // or flat
   situation.iteration_corrections = {{2, 1.5}, {6, 1.1}};
   EXPECT_DOUBLE_EQ(iteration_correction_at(situation, 9), 1.1);  // never a falling one
   situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
@@ -280,11 +298,26 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   const double reconfiguration = spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
   EXPECT_NEAR(predict_remaining(situation, offers, {1, 0}),
               (uncorrected - reconfiguration) * 1.2 + reconfiguration, 1e-12);
-  // An irregular program's profile: the rest of the run's iterations take
-  // twice as long as the interval measured (remaining_time_ratio).
+  // An irregular program's profile (profiled_steps): the interval measured,
+  // then 10 iterations of twice its work and 30 of the same work that ran
+  // 3 times longer than the model in the profiled run. Scaled to the 100
+  // iterations left: (10 x 2 + 30 x 3) / 40 x 100 x 0.1 s.
+  // Per iteration: 10 x (2 x 0.1 s + 0.01 s) + 30 x 3 x 0.1 s over 40.
   situation.iteration_corrections = {};
-  situation.remaining_time_ratio = 2.0;
-  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 2 * 10.0);
+  const double work = offers.work_per_iteration;
+  situation.profiled_steps = {
+      {5, 2, work, 1.5, 0.0}, {10, 2, 2 * work, 1.0, 0.01}, {30, 2, work, 3.0, 0.0}};
+  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}), (2.1 + 9.0) / 40.0 * 100.0, 1e-12);
+  // The computation corrected, the overhead offset at the count (never below 0).
+  situation.iteration_corrections = {{2, 2.0}};
+  situation.overhead_offsets = {{2, -0.005}};
+  EXPECT_DOUBLE_EQ(overhead_offset_at(situation, 9), -0.005);  // the nearest, no trend
+  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}),
+              (10 * (2 * 0.2 + 0.005) + 30 * 2 * 0.3) / 40.0 * 100.0, 1e-12);
+  situation.overhead_offsets = {};
+  // Nothing profiled after the interval measured: like it to the end.
+  situation.profiled_steps = {{5, 2, work, 1.5, 0.01}};
+  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}), (2 * 0.15 + 0.01) * 100.0, 1e-12);
 }
 
 TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
