@@ -81,6 +81,16 @@ Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector
   return blocks_from_counts(counts);
 }
 
+std::vector<std::int64_t> split_rows(std::int64_t rows, const std::vector<double>& row_work,
+                                     const std::vector<double>& shares) {
+  const bool known = rows > 0 && row_work.size() == static_cast<std::size_t>(rows) &&
+                     std::accumulate(row_work.begin(), row_work.end(), 0.0) > 0.0;
+  if (!known) return proportional_counts(rows, shares, 1);
+  std::vector<std::int64_t> counts;
+  for (const RowBlock& block : cut_by_work(row_work, shares)) counts.push_back(block.count);
+  return counts;
+}
+
 bool covers_exactly(const Decomposition& blocks, std::int64_t size) {
   std::int64_t next = 0;
   for (const RowBlock& block : blocks) {

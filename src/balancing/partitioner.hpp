@@ -108,6 +108,14 @@ Decomposition blocks_from_counts(const std::vector<std::int64_t>& counts);
 /// when there are enough rows (thesis 5.2: XMPI_LB_NNZ / XMPI_LB_WEIGHT).
 Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector<double>& shares);
 
+/// Rows per process of `rows` in proportion to `shares`: by `row_work` (one
+/// value per row) when it is known and sums to more than 0, else by row
+/// count (at least one row each). What a spawn or removal hands the
+/// processes: split by count, EpiGraph's newcomers at the epidemic's peak got
+/// blocks with 25 times the others' work (docs/architecture.md).
+std::vector<std::int64_t> split_rows(std::int64_t rows, const std::vector<double>& row_work,
+                                     const std::vector<double>& shares);
+
 /// Checks that blocks are contiguous, in order, non-negative and cover [0, size).
 bool covers_exactly(const Decomposition& blocks, std::int64_t size);
 

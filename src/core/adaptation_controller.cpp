@@ -151,7 +151,12 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
                 "weight: FLEXMPI_LB_MODEL=weight needs a weight for each of the " +
                     std::to_string(state_.global_rows()) + " rows");
   }
-  if (weighted && state_.work() == 0.0) state_.update_work(weight);
+  if (weighted && state_.latest_row_work().empty()) {
+    // The first weights: the work of the first interval is theirs, not the
+    // row count registration set (a rank of heavy rows looked 9 times slower).
+    state_.remember_row_weights(weight);
+    state_.update_work(weight);
+  }
   if (monitor_.iteration_open() && !iteration_from_si_init_) {
     throw Error(Errc::bad_state,
                 "XMPI_Eval_lbalance belongs after XMPI_Monitor_iter_end: the iteration opened "
@@ -289,7 +294,8 @@ void AdaptationController::forecast_next(const Decomposition& measured_on,
     for (const double s : speeds) mean += s / static_cast<double>(speeds.size());
     speeds.resize(static_cast<std::size_t>(after), mean);
     const std::int64_t rows = state_.global_rows();
-    const Decomposition target = blocks_from_counts(state_.split_rows(speeds));
+    const Decomposition target =
+        blocks_from_counts(split_rows(state_.global_rows(), state_.latest_row_work(), speeds));
     const std::size_t widest = std::max(size, target.size());
     next.busiest_bytes =
         busiest_process_bytes(padded(measured_on, widest, rows), padded(target, widest, rows),
@@ -374,7 +380,7 @@ void AdaptationController::import_state(const nlohmann::json& state) {
                                state.at("price_observations").get<int>());
   pending_redistribution_bytes_ = state.at("pending_redistribution_bytes").get<double>();
   // The interval index too: a work profile is read by it (the forecaster,
-  // remaining_time_ratio), and a newcomer counting from 0 read another
+  // profiled_steps), and a newcomer counting from 0 read another
   // interval than its parents; AMP then decided differently on it.
   intervals_closed_ = state.at("intervals_closed").get<int>();
   reconfiguration_mark_ = state.at("reconfiguration_mark").get<int>();

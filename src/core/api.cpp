@@ -53,13 +53,26 @@ void require_size(std::int64_t size) {
     throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
 }
 
+// This process's block of the application's decomposition is `rows` rows:
+// its work units (the metric without counters, SPEC section 2), except under
+// the weight model once weights were seen, whose work is its rows' weights
+// (as rows, a process of heavy rows looked up to 9 times slower).
+void note_own_rows(Runtime& runtime, std::int64_t rows) {
+  DecompositionState& state = runtime.state();
+  if (state.model() == WorkloadModel::weight && !state.latest_row_work().empty()) {
+    state.update_work();
+  } else {
+    runtime.set_work(static_cast<double>(rows));
+  }
+}
+
 }  // namespace
 
 Partition get_wsize(int rank, int nprocs, int dsize) {
   Runtime& runtime = Runtime::get();
   block_partition(rank, nprocs, dsize);  // validates the arguments
   const Partition partition = to_partition(runtime.state().block_of(rank, nprocs, dsize));
-  if (rank == runtime.rank() && nprocs == runtime.size()) runtime.set_work(partition.count);
+  if (rank == runtime.rank() && nprocs == runtime.size()) note_own_rows(runtime, partition.count);
   return partition;
 }
 
@@ -72,7 +85,7 @@ std::vector<Partition> get_decomposition(int nprocs, int dsize) {
     blocks.push_back(to_partition(runtime.state().block_of(rank, nprocs, dsize)));
   }
   if (nprocs == runtime.size())
-    runtime.set_work(blocks[static_cast<std::size_t>(runtime.rank())].count);
+    note_own_rows(runtime, blocks[static_cast<std::size_t>(runtime.rank())].count);
   return blocks;
 }
 

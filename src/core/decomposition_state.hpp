@@ -49,20 +49,18 @@ class DecompositionState {
   [[nodiscard]] double work() const { return work_units_; }
   void set_work(double work_units) { work_units_ = work_units; }
   /// Recomputes this process's work under the workload model (rows,
-  /// nonzeros of the registered data, or the weights of its rows).
+  /// nonzeros of the registered data, or the weights of its rows: `weight`,
+  /// else the latest remembered, else its rows).
   void update_work(std::span<const double> weight = {});
   /// Every row's work in the model's units (collective for nnz); empty for count.
-  /// Remembered for split_rows.
+  /// Remembered (latest_row_work).
   std::vector<double> global_row_work(std::span<const double> weight);
   /// The weight model's per-row work of the interval just measured (XMPI_LB_WEIGHT),
-  /// remembered for split_rows.
+  /// remembered (latest_row_work).
   void remember_row_weights(std::span<const double> weight);
-  /// Rows per process in proportion to `shares` (one per process of the
-  /// split): by the per-row work last seen under the nnz or weight model,
-  /// else by row count. What a spawn or removal hands the processes: split
-  /// by count, EpiGraph's newcomers at the epidemic's peak got blocks with
-  /// 25 times the others' work (docs/architecture.md).
-  [[nodiscard]] std::vector<std::int64_t> split_rows(const std::vector<double>& shares) const;
+  /// The per-row work last seen under the nnz or weight model (empty: none):
+  /// what a spawn or removal splits the rows by (split_rows).
+  [[nodiscard]] const std::vector<double>& latest_row_work() const { return row_work_; }
 
   /// Moves every registered structure to `target` and makes it the
   /// decomposition (collective over the library communicator).

@@ -183,8 +183,9 @@ double remaining_iterations_seconds(const OfferSituation& situation, const Class
   // run as long as the profiled one leaves them as they are).
   double seconds = 0.0, iterations = 0.0;
   for (auto step = steps.begin() + 1; step != steps.end(); ++step) {
-    seconds += step->iterations * corrected(profiled_iteration(
-                                      situation, *step, step->work_per_iteration, speed, processes));
+    seconds +=
+        step->iterations *
+        corrected(profiled_iteration(situation, *step, step->work_per_iteration, speed, processes));
     iterations += step->iterations;
   }
   return seconds * remaining / iterations;

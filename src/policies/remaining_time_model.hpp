@@ -121,9 +121,8 @@ struct IterationSplit {
   double overhead = 0.0;
 };
 [[nodiscard]] IterationSplit profiled_iteration(const OfferSituation& situation,
-                                                const ProfiledStep& step,
-                                                double work_per_iteration, double speed,
-                                                int processes);
+                                                const ProfiledStep& step, double work_per_iteration,
+                                                double speed, int processes);
 
 /// The model's seconds of one balanced iteration (no correction): W / speed
 /// plus the communication replayed on `processes` processes.

@@ -67,8 +67,7 @@ std::optional<double> measured_over_modelled(const OfferSituation& situation, do
   return seconds / modelled;
 }
 
-std::optional<double> overhead_beyond_modelled(const OfferSituation& situation,
-                                               double interval) {
+std::optional<double> overhead_beyond_modelled(const OfferSituation& situation, double interval) {
   if (situation.profiled_steps.empty()) return std::nullopt;
   const std::optional<MeasuredIteration> measured = measure(situation, interval);
   if (!measured) return std::nullopt;
@@ -162,9 +161,7 @@ void RunLearning::after_balancing(bool awaiting_confirmation) {
   blocks_balanced_ = blocks_balanced_ || !awaiting_confirmation;
 }
 
-std::map<int, double> RunLearning::iteration_corrections() const {
-  return medians(corrections_);
-}
+std::map<int, double> RunLearning::iteration_corrections() const { return medians(corrections_); }
 
 nlohmann::json RunLearning::to_json() const {
   return {{"blocks_balanced", blocks_balanced_},

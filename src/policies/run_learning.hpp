@@ -101,8 +101,8 @@ class RunLearning {
   bool representative_ = false;
   int processes_ = 0;
   double interval_ = 0.0;
-  double run_seconds_ = 0.0;                        // the run's clock at the interval observed
-  std::map<int, std::vector<double>> corrections_;  // per process count
+  double run_seconds_ = 0.0;                             // the run's clock at the interval observed
+  std::map<int, std::vector<double>> corrections_;       // per process count
   std::map<int, std::vector<double>> overhead_offsets_;  // with a profile, per count
   SettlingCost settling_;
 };

@@ -434,7 +434,7 @@ std::vector<double> ProcessManager::estimated_speeds() {
 }
 
 Decomposition ProcessManager::proportional_decomposition(const std::vector<double>& shares) const {
-  return blocks_from_counts(state_.split_rows(shares));
+  return blocks_from_counts(split_rows(state_.global_rows(), state_.latest_row_work(), shares));
 }
 
 // ---- spawning ------------------------------------------------------------------------
@@ -892,7 +892,8 @@ json ProcessManager::plan_removal(const std::vector<int>& ranks) {
     for (std::size_t p = 0; p < speeds.size(); ++p) {
       if (!gone.contains(static_cast<int>(p))) shares.push_back(speeds[p]);
     }
-    const std::vector<std::int64_t> kept = state_.split_rows(shares);
+    const std::vector<std::int64_t> kept =
+        split_rows(state_.global_rows(), state_.latest_row_work(), shares);
     std::vector<std::int64_t> counts;
     for (std::size_t p = 0, k = 0; p < speeds.size(); ++p) {
       counts.push_back(gone.contains(static_cast<int>(p)) ? 0 : kept[k++]);

@@ -145,3 +145,15 @@ TEST(BlockDecomposition, FirstRanksGetTheRemainder) {
 
 }  // namespace
 }  // namespace flexmpi
+
+TEST(SplitRows, ByTheRowWorkWhenKnownElseByCount) {
+  // 6 rows: the first three weigh 1, the last three 5; three equal shares.
+  const std::vector<double> work = {1, 1, 1, 5, 5, 5}, shares = {1, 1, 1};
+  EXPECT_EQ(flexmpi::split_rows(6, work, shares), (std::vector<std::int64_t>{4, 1, 1}));
+  EXPECT_EQ(flexmpi::split_rows(6, {}, shares),
+            (std::vector<std::int64_t>{2, 2, 2}));  // count model
+  EXPECT_EQ(flexmpi::split_rows(6, {1, 1}, shares),
+            (std::vector<std::int64_t>{2, 2, 2}));  // stale size
+  EXPECT_EQ(flexmpi::split_rows(6, std::vector<double>(6, 0.0), shares),
+            (std::vector<std::int64_t>{2, 2, 2}));  // no work seen
+}

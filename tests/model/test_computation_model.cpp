@@ -122,7 +122,7 @@ TEST(ComputationModel, ProfiledStepsFollowTheProfileToTheEnd) {
     EXPECT_DOUBLE_EQ(step.inefficiency, 1.0);
     EXPECT_DOUBLE_EQ(step.overhead_seconds, 0.0);
   }
-  EXPECT_TRUE(profiled_steps(profile, 7).empty());     // not profiled
+  EXPECT_TRUE(profiled_steps(profile, 7).empty());   // not profiled
   EXPECT_EQ(profiled_steps(profile, 3).size(), 1u);  // nothing after it
   EXPECT_DOUBLE_EQ(profile.traced_seconds(), 0.0);   // no wall time traced
 }

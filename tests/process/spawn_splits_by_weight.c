@@ -56,8 +56,8 @@ static void check_work(int it) {
     printf(", work from %.0f to %.0f\n", least, most);
   }
   CHECK(nprocs == 3, "iteration %d: %d processes, expected 3", it, nprocs);
-  CHECK(most < 3.0 * least, "iteration %d: work from %.0f to %.0f, split by row count?", it,
-        least, most);
+  CHECK(most < 3.0 * least, "iteration %d: work from %.0f to %.0f, split by row count?", it, least,
+        most);
 }
 
 int main(int argc, char** argv) {
@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Allreduce(MPI_IN_PLACE, &process_check_failures, 1, MPI_INT, MPI_SUM, XMPI_COMM_WORLD);
-  if (rank == 0 && process_check_failures == 0) printf("spawn_splits_by_weight: all checks passed\n");
+  if (rank == 0 && process_check_failures == 0)
+    printf("spawn_splits_by_weight: all checks passed\n");
   free(x);
   MPI_Finalize();
   return process_check_failures == 0 ? 0 : 1;

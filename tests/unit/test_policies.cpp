@@ -259,7 +259,7 @@ TEST(AmpPolicy, CorrectionIsMeasuredOverTheBalancedModel) {
 }
 
 TEST(AmpPolicy, WithAProfileComputationAndOverheadAreCorrectedApart) {
-  HpmpFixture f;  // two processes, 10 iterations
+  HpmpFixture f;                    // two processes, 10 iterations
   f.report.processes[0].mpi = 0.2;  // the least in MPI: 0.02 s per iteration
   f.report.processes[1].mpi = 0.3;
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
@@ -268,8 +268,7 @@ TEST(AmpPolicy, WithAProfileComputationAndOverheadAreCorrectedApart) {
   situation.profiled_steps = {{10, 2, 15.0, 1.5, 0.01}};
   const double speed = build_class_offers(situation).value().current_speed;
   // 1.25 s over 10 iterations: 0.02 s of overhead, 0.105 s of computation.
-  EXPECT_NEAR(measured_over_modelled(situation, 1.25).value(), 0.105 / (1.5 * 15.0 / speed),
-              1e-12);
+  EXPECT_NEAR(measured_over_modelled(situation, 1.25).value(), 0.105 / (1.5 * 15.0 / speed), 1e-12);
   EXPECT_NEAR(overhead_beyond_modelled(situation, 1.25).value(), 0.01, 1e-12);
   situation.profiled_steps.front().overhead_seconds = 0.03;
   EXPECT_NEAR(overhead_beyond_modelled(situation, 1.25).value(), -0.01, 1e-12);
