@@ -49,15 +49,6 @@ static int is_resume_iteration(int it) {
   return 0;
 }
 
-static void check_elements(const double* x, int count, int displ, int it) {
-  for (int i = 0; i < count; ++i) {
-    if (x[i] != (double)(displ + i)) {
-      CHECK(0, "iteration %d: element %d holds %g", it, displ + i, x[i]);
-      return;
-    }
-  }
-}
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   CHECK(argc == 3 && strcmp(argv[1], "--smp-marker") == 0,

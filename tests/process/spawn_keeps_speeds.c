@@ -25,15 +25,6 @@ static double compute(const double* x, int count) {
   return sum;
 }
 
-static void check_elements(const double* x, int count, int displ, int it) {
-  for (int i = 0; i < count; ++i) {
-    if (x[i] != (double)(displ + i)) {
-      CHECK(0, "iteration %d: element %d holds %g", it, displ + i, x[i]);
-      return;
-    }
-  }
-}
-
 /* Right after a spawn: the slow rank 1 holds less than 0.8 x the others' mean. */
 static void check_shares(int it) {
   int rank, nprocs;
@@ -60,20 +51,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   CHECK(argc == 3 && strcmp(argv[1], "--marker") == 0 && strcmp(argv[2], "keep-speeds") == 0,
         "started with %d arguments, not this program's own (--marker keep-speeds)", argc - 1);
-  int rank, nprocs, count, displ, it = 0;
+  int rank, nprocs, count, displ, it;
+  double* x = NULL;
+  start_registered_rows(&x, kRows, &count, &displ, &it);
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
   MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-  CHECK_CODE(XMPI_Get_wsize(rank, nprocs, kRows, &count, &displ), XMPI_SUCCESS);
-  const int spawned = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
-  double* x = malloc((size_t)(count > 0 ? count : 1) * sizeof *x);
-  for (int i = 0; i < count; ++i) x[i] = displ + i;
-  CHECK_CODE(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
-  if (spawned) {
-    CHECK_CODE(XMPI_Get_data(&it), XMPI_SUCCESS);
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    CHECK_CODE(XMPI_Get_wsize(rank, nprocs, kRows, &count, &displ), XMPI_SUCCESS);
-  }
   volatile double sink = 0.0;
   for (; it < kIterations; ++it) {
     if (it == kFirstSpawn + 1 || it == kSecondSpawn + 1) check_shares(it);

@@ -27,15 +27,6 @@ static double compute(const double* x, int count, int displ) {
   return sum;
 }
 
-static void check_elements(const double* x, int count, int displ, int it) {
-  for (int i = 0; i < count; ++i) {
-    if (x[i] != (double)(displ + i)) {
-      CHECK(0, "iteration %d: element %d holds %g", it, displ + i, x[i]);
-      return;
-    }
-  }
-}
-
 /* Right after the spawn: the most and least work held differ by < 3x. */
 static void check_work(int it) {
   int rank, nprocs;
@@ -62,22 +53,13 @@ static void check_work(int it) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank, nprocs, count, displ, it = 0;
+  int rank, nprocs, count, displ, it;
+  double* x = NULL;
+  start_registered_rows(&x, kRows, &count, &displ, &it);
   MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
   MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-  CHECK_CODE(XMPI_Get_wsize(rank, nprocs, kRows, &count, &displ), XMPI_SUCCESS);
-  const int spawned = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
-  double* x = malloc((size_t)(count > 0 ? count : 1) * sizeof *x);
-  for (int i = 0; i < count; ++i) x[i] = displ + i;
-  CHECK_CODE(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
   double weight[kRows];
   for (int i = 0; i < kRows; ++i) weight[i] = weight_of(i);
-  if (spawned) {
-    CHECK_CODE(XMPI_Get_data(&it), XMPI_SUCCESS);
-    MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
-    MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
-    CHECK_CODE(XMPI_Get_wsize(rank, nprocs, kRows, &count, &displ), XMPI_SUCCESS);
-  }
   volatile double sink = 0.0;
   for (; it < kIterations; ++it) {
     if (it == kSpawn + 1) check_work(it);
