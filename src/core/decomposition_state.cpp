@@ -51,10 +51,7 @@ RowBlock DecompositionState::block_of(int rank, int nprocs, std::int64_t rows) {
 }
 
 std::vector<double> DecompositionState::global_row_work(std::span<const double> weight) {
-  if (model_ == WorkloadModel::weight) {
-    remember_row_weights(weight);
-    return row_work_;
-  }
+  if (model_ == WorkloadModel::weight) return {weight.begin(), weight.end()};
   if (model_ == WorkloadModel::count) return {};
   // Every process contributes the nonzero count of each of its rows.
   const std::vector<double> local = data_.local_row_nonzeros();

@@ -53,7 +53,8 @@ class DecompositionState {
   /// else the latest remembered, else its rows).
   void update_work(std::span<const double> weight = {});
   /// Every row's work in the model's units (collective for nnz); empty for count.
-  /// Remembered (latest_row_work).
+  /// The nonzeros are remembered (latest_row_work); the weights are by
+  /// remember_row_weights, once an interval.
   std::vector<double> global_row_work(std::span<const double> weight);
   /// The weight model's per-row work of the interval just measured (XMPI_LB_WEIGHT),
   /// remembered (latest_row_work).

@@ -161,6 +161,13 @@ double communication_seconds(const OfferSituation& situation, int processes) {
                                             : 0.0;
 }
 
+// profiled_iteration with the replayed communication's difference given.
+IterationSplit split_of(const ProfiledStep& step, double work_per_iteration, double speed,
+                        double more_communication) {
+  return {step.inefficiency * work_per_iteration / speed,
+          std::max(0.0, step.overhead_seconds + more_communication)};
+}
+
 // The per-iteration term of the remaining run, corrected.
 double remaining_iterations_seconds(const OfferSituation& situation, const ClassOffers& offers,
                                     double speed, int processes) {
@@ -172,20 +179,25 @@ double remaining_iterations_seconds(const OfferSituation& situation, const Class
   }
   const double computation = iteration_correction_at(situation, processes);
   const double offset = overhead_offset_at(situation, processes);
-  const auto corrected = [&](const IterationSplit& split) {
+  // The replayed communication on the candidate's count, and on each profiled
+  // count once: replayed per step, it was two replays of the interval's
+  // operations for each of 60 steps of each candidate.
+  const double candidate = communication_seconds(situation, processes);
+  std::map<int, double> profiled;
+  const auto corrected = [&](const ProfiledStep& step, double work_per_iteration) {
+    const auto [at, fresh] = profiled.try_emplace(step.processes, 0.0);
+    if (fresh) at->second = communication_seconds(situation, step.processes);
+    const IterationSplit split = split_of(step, work_per_iteration, speed, candidate - at->second);
     return computation * split.computation + std::max(0.0, split.overhead + offset);
   };
   if (steps.size() == 1) {  // nothing profiled after the interval measured: like it
-    return remaining * corrected(profiled_iteration(situation, steps.front(),
-                                                    offers.work_per_iteration, speed, processes));
+    return remaining * corrected(steps.front(), offers.work_per_iteration);
   }
   // The profiled intervals still to come, scaled to the iterations left (a
   // run as long as the profiled one leaves them as they are).
   double seconds = 0.0, iterations = 0.0;
   for (auto step = steps.begin() + 1; step != steps.end(); ++step) {
-    seconds +=
-        step->iterations *
-        corrected(profiled_iteration(situation, *step, step->work_per_iteration, speed, processes));
+    seconds += step->iterations * corrected(*step, step->work_per_iteration);
     iterations += step->iterations;
   }
   return seconds * remaining / iterations;
@@ -195,10 +207,9 @@ double remaining_iterations_seconds(const OfferSituation& situation, const Class
 
 IterationSplit profiled_iteration(const OfferSituation& situation, const ProfiledStep& step,
                                   double work_per_iteration, double speed, int processes) {
-  const double more = communication_seconds(situation, processes) -
-                      communication_seconds(situation, step.processes);
-  return {step.inefficiency * work_per_iteration / speed,
-          std::max(0.0, step.overhead_seconds + more)};
+  return split_of(step, work_per_iteration, speed,
+                  communication_seconds(situation, processes) -
+                      communication_seconds(situation, step.processes));
 }
 
 double modelled_iteration_seconds(const OfferSituation& situation, const ClassOffers& offers,

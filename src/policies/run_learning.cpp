@@ -20,10 +20,6 @@ void keep_latest(std::vector<double>& values, double value, std::size_t window) 
   if (values.size() > window) values.erase(values.begin());
 }
 
-}  // namespace
-
-namespace {
-
 // The interval's seconds per iteration, the least any process spent in MPI
 // per iteration, and the offers; nullopt without a measurement.
 struct MeasuredIteration {
