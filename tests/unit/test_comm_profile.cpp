@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "profiling/comm_profile.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 namespace {
@@ -18,6 +19,24 @@ const OpRecord* find(const std::vector<OpRecord>& rows, MpiOp op, int comm_size)
     if (row.op == op && row.comm_size == comm_size) return &row;
   }
   return nullptr;
+}
+
+// The PMPI wrappers' timer against CLOCK_MONOTONIC over 20 ms, for 20
+// calibrations in a row: a timer whose rate is off reports MPI time that is
+// not the process's (one rank of an AMP run measured every iteration as MPI
+// time). A preemption inside a calibration is too rare to provoke here; the
+// calibration's tight pairs are what keep it out.
+TEST(IntervalTimer, MeasuresLikeTheWallClock) {
+  for (int calibration = 0; calibration < 20; ++calibration) {
+    const IntervalTimer timer;
+    const double wall_start = wall_seconds();
+    const std::uint64_t start = timer.now();
+    while (wall_seconds() - wall_start < 20e-3) {
+    }
+    const std::uint64_t end = timer.now();
+    const double wall = wall_seconds() - wall_start;
+    EXPECT_NEAR(timer.seconds(end - start) / wall, 1.0, 0.02) << "calibration " << calibration;
+  }
 }
 
 TEST(CommProfile, EmptyProfile) {
