@@ -38,10 +38,12 @@ struct ClockPair {
   std::uint64_t tsc = 0;
 };
 
+constexpr int kPairTries = 5;
+
 ClockPair tight_pair() {
   ClockPair best;
   std::uint64_t best_width = UINT64_MAX;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  for (int attempt = 0; attempt < kPairTries; ++attempt) {
     const std::uint64_t before = __rdtsc();
     const double wall = wall_seconds();
     const std::uint64_t after = __rdtsc();
