@@ -27,7 +27,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from emulated_cluster import CLASSES, run_app  # noqa: E402
+from emulated_cluster import (CLASSES, add_unit_time_argument, argparse_copy,  # noqa: E402
+                              fix_unit_time, run_app)
 from hpmp_experiment import HOSTS  # noqa: E402
 
 
@@ -84,6 +85,7 @@ def main():
     parser.add_argument("--constraints", default="efficiency,cost")
     parser.add_argument("--reference-speed", type=float, default=100.0,
                         help="class X of this speed (GFLOPS) that no node has (hpmp_experiment.py)")
+    add_unit_time_argument(parser)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "hosts.txt"), "w") as stream:
@@ -93,11 +95,11 @@ def main():
 
     print(f"flexmpi-{args.app} size {args.size}, {args.iterations} iterations, sampling interval "
           f"{args.interval}, {args.runs} run(s), emulated Table 6.4 cluster (sleep mode), "
-          f"reference speed {args.reference_speed}")
+          f"reference speed {args.reference_speed}, {fix_unit_time(args)}")
     # A discarded warm-up: the first run after an idle spell was the slowest
     # of every experiment (static 28 s where the same 8 processes ran 19.5 s
     # under AMP minutes later, CG, 2026-11-26).
-    run_app(argparse.Namespace(**{**vars(args), "iterations": args.iterations // 4}), 8,
+    run_app(argparse_copy(args, iterations=args.iterations // 4), 8,
             {"FLEXMPI_POLICY": "lb"})
     rows = []
     for repetition in range(args.runs):

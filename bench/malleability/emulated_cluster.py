@@ -13,8 +13,10 @@ cannot reach processes spawned later (MPI_Comm_spawn'ed processes are
 "unreachable" with btl=self,vader), so with the default transports a static
 run and a malleable one would not communicate the same way.
 """
+import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -62,6 +64,64 @@ def summary_of(stdout):
     return fields
 
 
+def add_unit_time_argument(parser):
+    """--unit-seconds: how an emulated PE's full-speed time per work unit is set."""
+    parser.add_argument(
+        "--unit-seconds", default="auto",
+        help="an emulated PE's full-speed seconds per work unit (FLEXMPI_EMULATE_UNIT_SECONDS): "
+             "'calibrate' measures it once, before the runs, on one process that is not "
+             "emulated; 'measured' lets each PE measure it as it runs (the library's default); "
+             "or a number. auto (default): calibrate for jacobi and cg, whose time per row or "
+             "nonzero is constant; measured for epigraph, whose work units are a forecast")
+
+
+def fix_unit_time(args):
+    """Resolves args.unit_seconds (add_unit_time_argument) to a number of seconds or
+    None (measured), which run_app then gives every run; returns how it was set."""
+    choice = args.unit_seconds
+    if choice == "auto":
+        choice = "measured" if getattr(args, "app", "jacobi") == "epigraph" else "calibrate"
+    if choice == "measured":
+        args.unit_seconds = None
+        return "each emulated PE measures its time per work unit as it runs"
+    if choice == "calibrate":
+        args.unit_seconds = calibrate_unit_seconds(args)
+        return (f"time per work unit {args.unit_seconds:.4g} s, calibrated on one process that "
+                "is not emulated")
+    try:
+        args.unit_seconds = float(choice)
+    except ValueError:
+        sys.exit(f"--unit-seconds: expected auto, calibrate, measured or a number, not {choice!r}")
+    if not args.unit_seconds > 0:
+        sys.exit(f"--unit-seconds: expected a positive number of seconds, not {choice}")
+    return f"time per work unit {args.unit_seconds:.4g} s, given"
+
+
+def calibrate_unit_seconds(args):
+    """The full-speed seconds per work unit of args.app on args.size: 80 iterations (at
+    most args.iterations) on one process that is not emulated, the median over its
+    sampling intervals after the first of computation / work units (a trace's
+    metric_count is the work of the interval's iterations)."""
+    trace = os.path.join(args.out, "unit_calibration.jsonl")
+    if os.path.exists(trace):
+        os.remove(trace)
+    iterations = min(args.iterations, 80)
+    calibration = argparse_copy(args, iterations=iterations, unit_seconds=None)
+    run_app(calibration, 1, {"FLEXMPI_EMULATE_CLUSTER": "0", "FLEXMPI_POLICY": "none",
+                             "FLEXMPI_SAMPLING_INTERVAL": str(min(args.interval, iterations // 4)),
+                             "FLEXMPI_TRACE": trace})
+    per_unit = [r["computation_time"][0] / r["metric_count"][0]
+                for r in map(json.loads, open(trace)) if r["metric_count"][0] > 0]
+    if len(per_unit) < 2:
+        sys.exit(f"the calibration traced {len(per_unit)} interval(s) with work ({trace})")
+    return statistics.median(per_unit[1:])
+
+
+def argparse_copy(args, **changes):
+    """A copy of the parsed arguments `args` with `changes`."""
+    return type(args)(**{**vars(args), **changes})
+
+
 def run_app(args, nprocs, settings):
     """args.app (jacobi, cg or epigraph; args.size rows) for args.iterations on nprocs
     processes of the emulated cluster described in args.out (hosts.txt,
@@ -77,6 +137,8 @@ def run_app(args, nprocs, settings):
         "FLEXMPI_SAMPLING_INTERVAL": str(args.interval),
         "FLEXMPI_LOG_LEVEL": "warn",
     })
+    if getattr(args, "unit_seconds", None) is not None:
+        env["FLEXMPI_EMULATE_UNIT_SECONDS"] = repr(args.unit_seconds)
     env.update(settings)
     app = getattr(args, "app", "jacobi")
     folder, name = PROGRAMS[app]

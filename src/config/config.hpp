@@ -71,6 +71,8 @@ struct Config {
   std::string emulate_speed;     ///< relative speed per rank, validated by the emulator
   /// burn | sleep: how an emulated rank waits out its extra time
   EmulationMode emulate_mode = EmulationMode::burn;
+  /// full-speed seconds per work unit of an emulated rank (0: measured as it runs)
+  double emulate_unit_seconds = 0.0;
   std::string report;              ///< profile-only report path ("-" = stderr, empty: off)
   std::string log_level = "info";  ///< trace | debug | info | warn | error | off
 };

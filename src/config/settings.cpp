@@ -342,6 +342,16 @@ std::vector<SettingDescriptor> output_settings() {
          if (!mode) throw Rejected{};
          c.emulate_mode = *mode;
        }},
+      {"FLEXMPI_EMULATE_UNIT_SECONDS", "emulate-unit-seconds", "(measured)",
+       "a number of seconds > 0",
+       "an emulated rank's full-speed time per work unit, measured once beforehand on an idle "
+       "core, instead of measured as it runs: every run's emulated PEs then keep exactly their "
+       "speed (for work whose time per unit is constant)",
+       [](Config& c, std::string_view v) {
+         const double seconds = parse_real(v);
+         if (!(seconds > 0.0)) throw Rejected{};
+         c.emulate_unit_seconds = seconds;
+       }},
       {"FLEXMPI_REPORT", "report", "(off)", "a file path, or - for standard error",
        "communication/computation profile written at MPI_Finalize",
        [](Config& c, std::string_view v) {

@@ -43,6 +43,7 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
   }
   emulator_ = std::make_unique<SpeedEmulator>(SpeedEmulator::for_rank(
       speeds, rank, [this] { return state_->work(); }, config_.emulate_mode));
+  if (config_.emulate_unit_seconds > 0.0) emulator_->fix_unit_seconds(config_.emulate_unit_seconds);
   MetricContext metric_context;
   metric_context.current_work = [this] { return state_->work(); };
   // Which metric is in use is worth a line only to who asks (FLEXMPI_LOG_LEVEL=debug):

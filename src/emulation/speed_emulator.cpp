@@ -200,7 +200,19 @@ void sleep_wait(double seconds) {
   }
 }
 
+UnitTimeEstimate UnitTimeEstimate::given(double seconds_per_unit) {
+  if (!(seconds_per_unit > 0.0) || !std::isfinite(seconds_per_unit)) {
+    throw Error(Errc::invalid_argument,
+                "the time per work unit must be a positive number of seconds, not " +
+                    std::to_string(seconds_per_unit));
+  }
+  UnitTimeEstimate estimate(Reference::given);
+  estimate.given_ = seconds_per_unit;
+  return estimate;
+}
+
 void UnitTimeEstimate::add(double seconds, double units) {
+  if (reference_ == Reference::given) return;
   if (units <= 0.0) units = 1.0;
   const double per_unit = std::max(0.0, seconds) / units;
   const bool typical = reference_ == Reference::typical;
@@ -213,6 +225,7 @@ void UnitTimeEstimate::add(double seconds, double units) {
 }
 
 double UnitTimeEstimate::unit_seconds() const {
+  if (reference_ == Reference::given) return given_;
   if (reference_ == Reference::typical || window_.empty()) return lower_median(window_);
   // The kUncontendedQuantile of the window: a low quantile, not the least.
   std::vector<double> sorted = window_;

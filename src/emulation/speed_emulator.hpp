@@ -149,13 +149,24 @@ void sleep_wait(double seconds);
 ///   one times 1/s. A low quantile, not the least: the least since the start
 ///   let one iteration whose work was reported larger than it was done
 ///   (EpiGraph) make a PE 3 times faster for the rest of the run.
+/// - `given` (FLEXMPI_EMULATE_UNIT_SECONDS): a fixed time per unit, measured
+///   once beforehand on an idle core. Every emulated PE then runs at exactly
+///   its speed in every run: with `uncontended` the level still followed what
+///   the first iterations of a run met (the window of a 250-iteration CG run
+///   never fills), and a CG run's PEs were up to 2 times slower than in the
+///   run before, so a goal predicted from its first intervals differed by
+///   40 % between runs of one cell. For work whose time per unit is truly
+///   constant (Jacobi's rows, CG's nonzeros); not for a forecast of the work
+///   (EpiGraph's weights), which it would make exact.
 class UnitTimeEstimate {
  public:
-  enum class Reference { typical, uncontended };
+  enum class Reference { typical, uncontended, given };
   static constexpr std::size_t kWindow = 15;
   static constexpr std::size_t kUncontendedWindow = 512;
   static constexpr double kUncontendedQuantile = 0.1;
   explicit UnitTimeEstimate(Reference reference = Reference::typical) : reference_(reference) {}
+  /// The `given` reference: `seconds_per_unit` > 0 whatever the iterations add.
+  static UnitTimeEstimate given(double seconds_per_unit);
   /// Adds an iteration that computed `units` work units in `seconds`
   /// (units <= 0: the work is unknown, one unit per iteration).
   void add(double seconds, double units);
@@ -166,6 +177,7 @@ class UnitTimeEstimate {
   Reference reference_;
   std::vector<double> window_;  // per-unit times, oldest first
   double units_ = -1.0;         // work of the samples in the window (typical)
+  double given_ = 0.0;          // seconds per unit (given)
 };
 
 /// The slowdown of one process; Monitor calls it at the end of every iteration.
@@ -195,6 +207,9 @@ class SpeedEmulator : public IterationHook {
   /// For log messages: "0.5" or "0.9@2000:0.3 (speed per work unit beyond each size)",
   /// followed by ", sleeping the extra time (...)" in sleep mode.
   [[nodiscard]] std::string describe() const;
+  /// Fixes the full-speed time per work unit (FLEXMPI_EMULATE_UNIT_SECONDS,
+  /// UnitTimeEstimate::given) instead of measuring it; seconds > 0.
+  void fix_unit_seconds(double seconds) { unit_time_ = UnitTimeEstimate::given(seconds); }
   /// Waits (burns or sleeps) the emulation delay for an iteration that
   /// computed this long, on a partition of the work units the work source
   /// reports. Returns true if the iteration was late (emulation_late).

@@ -429,6 +429,14 @@ TEST(Config, EmulateSpeedRejectsBadItemsNamingTheItem) {
   expect_rejected("FLEXMPI_EMULATE_SPEED", "0.5;0.5", "item 1");
 }
 
+TEST(Config, EmulateUnitSecondsIsMeasuredUnlessGivenAsAPositiveNumber) {
+  EXPECT_DOUBLE_EQ(load({}).emulate_unit_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(load_one("FLEXMPI_EMULATE_UNIT_SECONDS", "2.5e-8").emulate_unit_seconds, 2.5e-8);
+  for (const std::string value : {"0", "-1e-8", "abc", "", "nan", "inf", "1e-8s"}) {
+    expect_rejected("FLEXMPI_EMULATE_UNIT_SECONDS", value);
+  }
+}
+
 TEST(Config, HostfileAcceptsAWellFormedFile) {
   const TempFile file("config_good_hostfile.txt", "# nodes\nn1:C1:4\nn2:C2:2:0.5\n");
   EXPECT_EQ(load_one("FLEXMPI_HOSTFILE", file.path()).hostfile, file.path());

@@ -215,6 +215,34 @@ TEST(UnitTimeEstimate, UncontendedIgnoresASlowSpellAndAFastOutlier) {
   EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
 }
 
+TEST(UnitTimeEstimate, GivenKeepsItsTimeWhateverTheIterationsMeasure) {
+  UnitTimeEstimate estimate = UnitTimeEstimate::given(2e-3);
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);  // before any iteration, too
+  estimate.add(0.5, 100.0);                         // a contended iteration: 5 ms per unit
+  estimate.add(0.1, 100.0);                         // a fast one: 1 ms per unit
+  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);
+  for (const double bad : {0.0, -1e-3, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    EXPECT_THROW((void)UnitTimeEstimate::given(bad), Error);
+  }
+}
+
+TEST(SpeedEmulator, AFixedUnitTimePadsToWorkTimesUnitOverSpeed) {
+  // Speed 0.5, 100 units of 0.1 ms: 20 ms emulated whatever the iteration
+  // computed. A first, contended iteration of 19 ms waits 1 ms more (measured,
+  // its own time would have made the target 38 ms: 19 ms more).
+  SpeedEmulator sleeping(0.5, EmulationMode::sleep);
+  sleeping.fix_unit_seconds(1e-4);
+  double start = wall_seconds();
+  EXPECT_FALSE(sleeping.slow_down(0.019, 100.0));
+  const double waited = wall_seconds() - start;
+  EXPECT_GE(waited, 0.001);
+  EXPECT_LT(waited, 0.012);
+  start = wall_seconds();
+  EXPECT_TRUE(sleeping.slow_down(0.025, 100.0));  // beyond the 20 ms: late, no wait
+  EXPECT_LT(wall_seconds() - start, 0.005);
+}
+
 TEST(SpeedEmulator, SleepModeTargetsTheUncontendedTime) {
   // Speed 0.5, one unit per iteration: a contended iteration (3 ms of work)
   // after an uncontended one (1 ms) is padded to 2 ms, not to the median's 6 ms.
