@@ -26,7 +26,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from emulated_cluster import CLASSES, run_app, seconds_per_iteration  # noqa: E402
+from emulated_cluster import (CLASSES, add_unit_time_argument, fix_unit_time,  # noqa: E402
+                              run_app, seconds_per_iteration)
 
 # The 8 initial PEs (2 per class), then the 10 idle ones, fastest class first.
 HOSTS = ("c1a:C1:2\nc7a:C7:2\nc6a:C6:2\nc8a:C8:2\n"
@@ -64,6 +65,7 @@ def main():
                         help="a class X of this speed (GFLOPS) that no node has: every emulated "
                              "PE runs at its class's speed relative to X, so the emulated time "
                              "dominates the real work (0: the fastest class, C8, runs at full speed)")
+    add_unit_time_argument(parser)
     args = parser.parse_args()
     hpmp_iterations = args.iterations
     os.makedirs(args.out, exist_ok=True)
@@ -75,7 +77,7 @@ def main():
     print(f"flexmpi-{args.app} size {args.size}, HPMP run {hpmp_iterations} iterations, static "
           f"runs {args.static_iterations}, sampling interval {args.interval}, {args.runs} runs, "
           f"emulated Table 6.4 cluster (sleep mode), reference speed "
-          f"{args.reference_speed or 'C8'}")
+          f"{args.reference_speed or 'C8'}, {fix_unit_time(args)}")
     counts = [int(c) for c in args.counts.split(",")]
     static = collections.defaultdict(list)
     hpmp = []

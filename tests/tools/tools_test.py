@@ -117,6 +117,7 @@ SAMPLE_VALUES = {
     "goal": "0.75", "goal-speedup": "0.35", "constraint": "energy",
     "scheduler": "balance_occupied",
     "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "emulate-mode": "sleep",
+    "emulate-unit-seconds": "2.5e-08",
     "report": "-", "log-level": "warn", "max-procs": "8",
 }
 
