@@ -9,7 +9,6 @@
 
 #include <array>
 #include <sstream>
-#include <vector>
 
 #include "mpi_test_util.hpp"
 
