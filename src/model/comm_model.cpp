@@ -617,21 +617,28 @@ bool routine_of(MpiOp op, Routine* routine) {
     case MpiOp::Bsend:
     case MpiOp::Recv:
     case MpiOp::Sendrecv:
+    case MpiOp::Sendrecv_replace:
     case MpiOp::Isend:
     case MpiOp::Issend:
+    case MpiOp::Ibsend:
+    case MpiOp::Irsend:
     case MpiOp::Irecv:
       *routine = Routine::send_recv;
       return true;
     case MpiOp::Barrier:
+    case MpiOp::Ibarrier:
       *routine = Routine::barrier;
       return true;
     case MpiOp::Bcast:
+    case MpiOp::Ibcast:
       *routine = Routine::bcast;
       return true;
     case MpiOp::Reduce:
+    case MpiOp::Ireduce:
       *routine = Routine::reduce;
       return true;
     case MpiOp::Allreduce:
+    case MpiOp::Iallreduce:
       *routine = Routine::allreduce;
       return true;
     case MpiOp::Gather:
@@ -654,7 +661,8 @@ bool routine_of(MpiOp op, Routine* routine) {
     case MpiOp::Alltoallv:
       *routine = Routine::alltoallv;
       return true;
-    default:  // Probe, Wait*, Test*: priced with the call that posted the request
+    default:  // Probe, Wait*, Test*: priced with the call that posted the request;
+              // Scan and Exscan: no cost model of their own
       return false;
   }
 }

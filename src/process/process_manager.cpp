@@ -40,6 +40,11 @@ constexpr const char* kBatchKey = "flexmpi_batch";
 // Set by a Slurm helper job for the processes it starts: the port of the
 // job they join (SlurmResources::launch).
 constexpr const char* kJoinPortVariable = "FLEXMPI_JOIN_PORT";
+// Set (MPI_Info "env" key) for the processes flexmpi's own MPI_Comm_spawn
+// starts: a process whose parent is a program's own MPI_Comm_spawn is an
+// ordinary MPI process and must not try to join flexmpi's parents. Not
+// FLEXMPI_*: those are settings, and an unknown one is refused.
+constexpr const char* kSpawnedMarker = "XMPI_SPAWNED_BY_FLEXMPI";
 
 // The running processes' side of a spawn or launch: rank 0 merged with the
 // new processes, the intercommunicator gone (Alg. 1 line 8).
@@ -152,6 +157,15 @@ std::string info_value(MPI_Info info, const char* key) {
   return value.data();
 }
 
+// Adds the marker to the environment the "env" key gives the new process,
+// after the caller's own variables, if any.
+void mark_as_flexmpi_spawn(MPI_Info info) {
+  std::string environment = info_value(info, "env");
+  if (!environment.empty() && environment.back() != '\n') environment += '\n';
+  environment += std::string(kSpawnedMarker) + "=1";
+  check_mpi(PMPI_Info_set(info, "env", environment.c_str()), "MPI_Info_set");
+}
+
 json to_json(const Decomposition& blocks) {
   json list = json::array();
   for (const RowBlock& block : blocks) list.push_back({block.count, block.displ});
@@ -243,7 +257,8 @@ std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
 bool ProcessManager::is_spawned_process() {
   if (std::getenv(kJoinPortVariable) != nullptr) return true;  // started by a helper job
   MPI_Comm parent = MPI_COMM_NULL;
-  return PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent != MPI_COMM_NULL;
+  if (PMPI_Comm_get_parent(&parent) != MPI_SUCCESS || parent == MPI_COMM_NULL) return false;
+  return std::getenv(kSpawnedMarker) != nullptr;
 }
 
 // ---- agreement and decisions -------------------------------------------------------
@@ -522,6 +537,7 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
     } else {
       check_mpi(PMPI_Info_create(&infos[k]), "MPI_Info_create");
     }
+    mark_as_flexmpi_spawn(infos[k]);
     if (!host.empty()) where += (where.empty() ? " on " : ", ") + host;
     // An emulated node, or a Slurm node that is not a host name, is a name
     // only: MPI places the process on this machine.

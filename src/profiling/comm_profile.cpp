@@ -41,6 +41,12 @@ void CommProfile::record(MpiOp op, int comm_size, std::uint64_t sent, std::uint6
   add(op, comm_size, {1, sent, received, seconds});
 }
 
+void CommProfile::forget_freed(MPI_Comm comm, void* profile) noexcept {
+  auto* self = static_cast<CommProfile*>(profile);
+  const auto lock = self->guard();
+  self->shapes_.forget(comm);
+}
+
 OpStats CommProfile::totals() const noexcept {
   const auto lock = guard();
   return totals_;

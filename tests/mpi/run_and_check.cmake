@@ -4,6 +4,7 @@
 #   -DEXPECT_EXIT=zero|nonzero
 #   -DEXPECT_STDERR=regex    must match standard error
 #   -DEXPECT_STDERR_COUNT=n  ... exactly n times (optional)
+#   -DEXPECT_STDOUT=regex    must match standard output (optional)
 #   -DREJECT_STDOUT=regex    must not match standard output (optional)
 #   -DREJECT_STDERR=regex    must not match standard error (optional)
 cmake_minimum_required(VERSION 3.25)
@@ -27,6 +28,9 @@ if(DEFINED EXPECT_STDERR)
     message(FATAL_ERROR "'${EXPECT_STDERR}' appears ${found} times on standard error, "
                         "expected ${EXPECT_STDERR_COUNT}")
   endif()
+endif()
+if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+  message(FATAL_ERROR "standard output does not match '${EXPECT_STDOUT}'")
 endif()
 if(DEFINED REJECT_STDOUT AND out MATCHES "${REJECT_STDOUT}")
   message(FATAL_ERROR "standard output matches '${REJECT_STDOUT}'")
