@@ -453,6 +453,25 @@ def readme_settings(args):
                       "--source-dir . --update readme-settings")
 
 
+def check_installed_runpaths(prefix, libdir):
+    """Every program installed into bin/ has a RUNPATH to the installed library."""
+    wanted = "$ORIGIN/../" + os.path.basename(libdir)
+    bindir = os.path.join(prefix, "bin")
+    programs = []
+    for name in sorted(os.listdir(bindir)):
+        with open(os.path.join(bindir, name), "rb") as stream:
+            if stream.read(4) == b"\x7fELF":  # not the scripts (flexmpi-plot)
+                programs.append(name)
+    expect("flexmpi-jacobi" in programs and "flexrun" in programs,
+           f"bin/ should hold flexrun and the applications, holds {programs}")
+    for name in programs:
+        result = run(["readelf", "-d", os.path.join(bindir, name)])
+        runpath = re.search(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", result.stdout)
+        expect(runpath and wanted in runpath.group(1).split(":"),
+               f"bin/{name}: RUNPATH {wanted} expected, readelf -d shows "
+               f"{runpath.group(1) if runpath else 'none'}")
+
+
 @check("install")
 def install(args):
     """cmake --install into a fresh prefix, then build and run an application against it."""
@@ -468,6 +487,13 @@ def install(args):
     flexrun = os.path.join(prefix, "bin", "flexrun")
     result = run([flexrun, "--version"])
     expect(result.returncode == 0, "the installed flexrun does not run (RPATH?)")
+    check_installed_runpaths(prefix, libdir)
+    # An installed application finds the installed library by itself.
+    without_library_path = {k: v for k, v in mpi_environment().items() if k != "LD_LIBRARY_PATH"}
+    result = run([args.mpiexec, "-n", "2", os.path.join(prefix, "bin", "flexmpi-jacobi"),
+                  "--size", "200", "--iterations", "20"], env=without_library_path)
+    expect(result.returncode == 0 and "checksum" in result.stdout,
+           "the installed flexmpi-jacobi did not run without LD_LIBRARY_PATH")
 
     # 1. A C program with the MPI compiler wrapper and pkg-config.
     env = dict(mpi_environment(), PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
@@ -537,6 +563,7 @@ def main():
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--mpicc", default="mpicc")
     parser.add_argument("--mpicxx", default="mpicxx")
+    parser.add_argument("--mpiexec", default="mpiexec")
     parser.add_argument("--update", action="store_true", help="readme-settings: rewrite README.md")
     parser.add_argument("check", choices=sorted(CHECKS))
     args = parser.parse_args()
