@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of flexrun, flexmpi-plot and the installed package (tests/tools/CMakeLists.txt).
+"""Tests of flexrun, flexmpi-plot, flexmpi-calibrate and the installed package
+(tests/tools/CMakeLists.txt).
 
     tools_test.py --flexrun PATH --plot PATH --probe PATH --mpi openmpi|mpich --work DIR CHECK
 
@@ -430,6 +431,22 @@ def plot_curve(args):
     expect(result.returncode == 2, "a trace and --curve together: exit code 2 expected")
 
 
+@check("calibrate-one-process")
+def calibrate_one_process(args):
+    """flexmpi-calibrate on one process says how to run it and ends cleanly, status 2."""
+    output = os.path.join(args.workdir, "profile.json")
+    for launch in ([], [args.mpiexec, "-n", "1"]):
+        result = run(launch + [args.calibrate, "--quick", "--output", output],
+                     env=mpi_environment())
+        errors = [line for line in result.stderr.splitlines() if "flexmpi-calibrate" in line]
+        expect(result.returncode == 2, f"{launch or 'singleton'}: exit status 2 expected")
+        expect(len(errors) == 1 and "needs at least 2 processes" in errors[0] and
+               "mpiexec -n 2" in errors[0],
+               "one line saying it needs at least 2 processes and how to run it expected")
+        expect("MPI_ABORT" not in result.stdout + result.stderr, "MPI_Finalize expected, not an abort")
+        expect(not os.path.exists(output), "no profile may be written")
+
+
 @check("readme-settings")
 def readme_settings(args):
     """README.md's configuration table is `flexrun --settings-table`, verbatim."""
@@ -555,6 +572,7 @@ def main():
     parser.add_argument("--flexrun")
     parser.add_argument("--plot")
     parser.add_argument("--probe")
+    parser.add_argument("--calibrate")
     parser.add_argument("--plain")
     parser.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     parser.add_argument("--work", default=".")
