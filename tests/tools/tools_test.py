@@ -275,10 +275,26 @@ def flexrun_bad_value(args):
                      env=dict(env, **{name: value}))
         expect(result.returncode == 2 and needle in result.stderr,
                f"{name}={value} in the environment: exit 2 and a message with '{needle}' expected")
-    for command in ([args.flexrun, "--no-such-option", "./app"], [args.flexrun, "-n", "2"],
-                    [args.flexrun, "-n", "zero", "./app"]):
+    for command in ([args.flexrun, "--no-such-option", "./app"], [args.flexrun, "-n", "2"]):
         result = run(command, env=env)
         expect(result.returncode == 2, f"{command[1:]}: usage error, exit code 2 expected")
+    # An empty value is refused, not taken as a missing one: CLI11 would read
+    # "--trace= -n 2 ./app" as --trace=-n and run "2".
+    for option in ["--" + name for name in table] + ["-n", "--np", "--mpiexec-arg"]:
+        for empty in ([f"{option}="], [option, ""]):
+            result = run([args.flexrun, f"--mpiexec={launcher}"] + empty + ["-n", "2", "./app"],
+                         env=env)
+            expect(result.returncode == 2 and
+                   result.stderr == f"flexrun: {option} needs a value\n",
+                   f"{empty}: exit 2 and 'flexrun: {option} needs a value' expected")
+    result = run([args.flexrun, "--mpiexec=", "-n", "2", "./app"], env=env)
+    expect(result.returncode == 2 and result.stderr == "flexrun: --mpiexec needs a value\n",
+           "--mpiexec=: exit 2 and 'flexrun: --mpiexec needs a value' expected")
+    for count in ("0", "-1", "zero", "2.5", "99999999999"):
+        result = run([args.flexrun, f"--mpiexec={launcher}", "-n", count, "./app"], env=env)
+        wanted = f"flexrun: -n {count}: expected a number of processes >= 1\n"
+        expect(result.returncode == 2 and result.stderr == wanted,
+               f"-n {count}: exit 2 and {wanted.strip()!r} expected")
     expect(not os.path.exists(record), "nothing may be launched when a value is invalid")
 
 
