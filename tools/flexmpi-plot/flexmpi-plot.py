@@ -33,7 +33,8 @@ row per simulated day, a column per state, then the work) instead:
   epidemic_curve.png    individuals per state per day, and the work per day
                         on a second axis (the shape of thesis Fig. 6.1)
 
-The PNG paths are printed, one per line. Exit status 1 with a message
+The PNG paths are printed, one per line; with --describe, what each plot
+draws instead, as JSON (for tests and scripts). Exit status 1 with a message
 naming the file (and the line) for a missing file, an empty trace or a
 malformed line; 2 for a bad command line.
 """
@@ -365,6 +366,7 @@ def load_curve(path):
 
 
 def plot_curve(states, rows, outdir, name):
+    """Writes epidemic_curve.png; returns {path: describe(figure)}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -388,11 +390,28 @@ def plot_curve(states, rows, outdir, name):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "epidemic_curve.png")
     figure.savefig(path, dpi=110)
+    written = {path: describe(figure)}
     plt.close(figure)
-    return [path]
+    return written
+
+
+def describe(figure):
+    """What a figure draws (--describe): per axes its title, legend entries and
+    every line with its label, marker and points (null where not drawn)."""
+    def numbers(values):
+        return [None if v is None or math.isnan(float(v)) else float(v) for v in values]
+
+    return [{"title": axis.get_title(),
+             "legend": [text.get_text() for text in axis.get_legend().get_texts()]
+             if axis.get_legend() else [],
+             "lines": [{"label": line.get_label(), "marker": str(line.get_marker()),
+                        "x": numbers(line.get_xdata()), "y": numbers(line.get_ydata())}
+                       for line in axis.get_lines()]}
+            for axis in figure.axes]
 
 
 def make_plots(records, outdir, trace_name):
+    """Writes the PNG files; returns {path: describe(figure)}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -413,7 +432,7 @@ def make_plots(records, outdir, trace_name):
         panels.append(("prediction", panel_prediction))
 
     os.makedirs(outdir, exist_ok=True)
-    written = []
+    written = {}
     for name, draw in panels:
         figure, axis = plt.subplots(figsize=(9, 4.5))
         draw(axis, xs, xlabel, records)
@@ -421,8 +440,8 @@ def make_plots(records, outdir, trace_name):
         figure.tight_layout()
         path = os.path.join(outdir, name + ".png")
         figure.savefig(path, dpi=110)
+        written[path] = describe(figure)
         plt.close(figure)
-        written.append(path)
 
     rows = (len(panels) + 1) // 2
     figure, axes = plt.subplots(rows, 2, figsize=(16, 4.2 * rows), squeeze=False)
@@ -434,8 +453,8 @@ def make_plots(records, outdir, trace_name):
     figure.tight_layout(rect=(0, 0, 1, 0.98))
     path = os.path.join(outdir, "overview.png")
     figure.savefig(path, dpi=90)
+    written[path] = describe(figure)
     plt.close(figure)
-    written.append(path)
     return written
 
 
@@ -449,6 +468,9 @@ def main(argv):
     source.add_argument("--curve", help="epidemic curve CSV of flexmpi-epigraph --output")
     parser.add_argument("-o", "--output", default=".",
                         help="directory for the PNG files (created if needed; default: .)")
+    parser.add_argument("--describe", action="store_true",
+                        help="print, instead of the paths, what each plot draws as JSON: "
+                             "{path: [per axes: title, legend, lines with label, marker, x, y]}")
     arguments = parser.parse_args(argv)
     path = arguments.curve or arguments.trace
     try:
@@ -464,13 +486,12 @@ def main(argv):
         return 1
     try:
         name = os.path.basename(path)
-        paths = (plot_curve(*data, arguments.output, name) if arguments.curve else
-                 make_plots(data, arguments.output, name))
+        written = (plot_curve(*data, arguments.output, name) if arguments.curve else
+                   make_plots(data, arguments.output, name))
     except OSError as error:
         print(f"flexmpi-plot: cannot write to {arguments.output}: {error}", file=sys.stderr)
         return 1
-    for path in paths:
-        print(path)
+    print(json.dumps(written, indent=1) if arguments.describe else "\n".join(written))
     return 0
 
 
