@@ -11,7 +11,7 @@ the thesis figures 6.6 and 6.7:
   computation_time.png  (a) computation time of every process per interval
   imbalance.png         (b) (max-min)/max of computation time against the
                             imbalance threshold; a marker where a decision
-                            other than "none" was taken (Fig. 6.6)
+                            other than "none" was taken, one per kind (Fig. 6.6)
   mpi_time.png          (c) time inside MPI of every process per interval
   partition.png         (d) rows of every process per interval, when the
                             trace has "partition" (Fig. 6.7)
@@ -41,6 +41,7 @@ malformed line; 2 for a bad command line.
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
@@ -48,6 +49,13 @@ import sys
 
 # Per-process series: fields that hold one value per process.
 REQUIRED = ("computation_time", "mpi_time")
+
+# (marker, color) of each kind of decision on imbalance.png; kinds not listed
+# take the spare ones in turn (again from the first after the last).
+DECISION_MARKERS = {"rebalance": ("v", "tab:red"), "held": ("x", "tab:gray"),
+                    "balanced": ("o", "tab:green"), "reconfigure": ("D", "tab:purple")}
+SPARE_DECISION_MARKERS = [("s", "tab:brown"), ("^", "tab:olive"), ("P", "tab:pink"),
+                          ("*", "tab:cyan"), ("h", "black")]
 
 
 class TraceError(Exception):
@@ -181,10 +189,14 @@ def panel_imbalance(axis, xs, xlabel, records):
         thresholds = [r.get("imbalance_threshold", math.nan) for r in records]
         axis.plot(xs, thresholds, "k:", linewidth=1.5, drawstyle="steps-mid",
                   label="imbalance threshold")
-    hits = [(x, v, r.get("decision")) for x, v, r in zip(xs, imbalance, records) if decided(r)]
-    if hits:
-        axis.plot([h[0] for h in hits], [h[1] for h in hits], "rv", markersize=8,
-                  label="decision: " + ", ".join(sorted({str(h[2]) for h in hits})))
+    kinds = sorted({str(r["decision"]) for r in records if decided(r)})
+    spare = itertools.cycle(SPARE_DECISION_MARKERS)
+    for kind in kinds:
+        marker, color = DECISION_MARKERS.get(kind) or next(spare)
+        hits = [(x, v) for x, v, r in zip(xs, imbalance, records)
+                if decided(r) and str(r["decision"]) == kind]
+        axis.plot([x for x, _ in hits], [v for _, v in hits], linestyle="none", marker=marker,
+                  color=color, markersize=8, label=f"decision: {kind}")
     top = max([v for v in imbalance if not math.isnan(v)] +
               [r.get("imbalance_threshold", 0.0) for r in records] + [0.05])
     axis.set_ylim(0, top * 1.35)  # room for the legend above the bars
