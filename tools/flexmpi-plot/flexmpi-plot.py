@@ -257,17 +257,22 @@ def panel_nprocs(axis, xs, xlabel, records):
     top = max(counts)
     # A malleability policy's records carry the resource manager's grants
     # and each process's node class (thesis Figs. 6.14, 6.18).
-    views = [r.get("resources") for r in records]
-    if any(views):
-        granted = [sum(c["granted_pes"] for c in v["classes"]) if v else None for v in views]
+    views = [r.get("resources") or {} for r in records]
+    # No node class known (no hostfile): no grants, and every process in class "".
+    granted = [sum(c["granted_pes"] for c in v["classes"]) if v.get("classes") else None
+               for v in views]
+    if any(g is not None for g in granted):
         axis.step(xs, granted, where="post", color="black", linestyle="--", label="granted PEs")
         top = max(top, max(g for g in granted if g is not None))
-        classes = sorted({c for v in views if v for c in v.get("process_classes", [])})
+    classes = sorted({c for v in views for c in v.get("process_classes", [])})
+    if classes != [""]:  # else the one class is all the processes, drawn already
         for k, name in enumerate(classes):
-            per_class = [v["process_classes"].count(name) if v and v.get("process_classes")
-                         else None for v in views]
+            per_class = [v["process_classes"].count(name) if v.get("process_classes") else None
+                         for v in views]
             axis.step(xs, per_class, where="post", linewidth=1, alpha=0.8,
-                      color=f"C{(k + 3) % 10}", label=f"processes of {name}")
+                      color=f"C{(k + 3) % 10}",
+                      label=f"processes of {name}" if name else "processes without a node class")
+    if len(axis.get_lines()) > 1:
         axis.legend(fontsize="small", loc="upper left")
     axis.set_ylabel("processes")
     axis.set_xlabel(xlabel)
