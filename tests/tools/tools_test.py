@@ -362,6 +362,75 @@ def plot_real_trace(args):
         expect(os.path.getsize(path) > 10000, f"{path} is suspiciously small")
 
 
+@check("plot-malleable-trace")
+def plot_malleable_trace(args):
+    """flexmpi-plot on a real trace with a spawn and a removal (--describe: what it drew)."""
+    trace = os.path.join(args.workdir, "trace.jsonl")
+    schedule = os.path.join(args.workdir, "schedule.txt")
+    with open(schedule, "w") as stream:
+        stream.write("40 spawn 1\n80 remove 1\n")
+    rows = 400
+    result = run(["bash", os.path.join(args.source_dir, "tests/process/run_spawn_test.sh"), "60",
+                  "3", args.flexrun, "-n", "2", "--policy=smp", f"--schedule={schedule}",
+                  "--sampling-interval=10", "--emulate-speed=1.0,0.5", f"--trace={trace}",
+                  args.jacobi, "--size", rows, "--iterations", "120", "--quiet"],
+                 env=mpi_environment(), timeout=240)
+    expect(result.returncode == 0, "flexmpi-jacobi with a spawn and a removal failed")
+    with open(trace) as stream:
+        records = [json.loads(line) for line in stream if line.strip()]
+    actions = [e["action"] for r in records for e in r.get("reconfigurations", [])]
+    expect("spawn" in actions and "remove" in actions,
+           f"the trace should show a spawn and a removal, shows {actions}")
+    result = run([args.plot, trace, "-o", os.path.join(args.workdir, "plots"), "--describe"])
+    expect(result.returncode == 0, "flexmpi-plot --describe failed on the trace")
+    plots = {os.path.basename(path): axes for path, axes in json.loads(result.stdout).items()}
+    expect({"imbalance.png", "nprocs.png", "partition.png"} <= set(plots),
+           f"imbalance, nprocs and partition plots expected, got {sorted(plots)}")
+
+    def lines(plot):
+        return [line for axis in plots[plot] for line in axis["lines"]]
+
+    def legend(plot):
+        return [entry for axis in plots[plot] for entry in axis["legend"]]
+
+    # (a) each kind of decision: its own marker and legend entry, at its intervals.
+    ends = [r["first_iteration"] + r["iterations"] for r in records]
+    kinds = {r["decision"] for r in records if r.get("decision") not in (None, "", "none")}
+    expect(len(kinds) >= 2, f"decisions of two kinds or more expected, got {kinds}")
+    markers = {}
+    for kind in kinds:
+        drawn = [line for line in lines("imbalance.png") if line["label"] == f"decision: {kind}"]
+        expect(len(drawn) == 1 and f"decision: {kind}" in legend("imbalance.png"),
+               f"imbalance.png: one series and legend entry 'decision: {kind}' expected")
+        expect(drawn[0]["x"] == [x for x, r in zip(ends, records) if r["decision"] == kind],
+               f"imbalance.png: 'decision: {kind}' must mark the intervals that decided it")
+        markers[kind] = drawn[0]["marker"]
+    expect(len(set(markers.values())) == len(kinds), f"one marker per decision: {markers}")
+
+    # (b) no series without data, no process class without a name.
+    granted = [line for line in lines("nprocs.png") if line["label"] == "granted PEs"]
+    grants = any(r.get("resources", {}).get("classes") for r in records)
+    expect(bool(granted) == grants, f"nprocs.png: 'granted PEs' drawn: {bool(granted)}, "
+           f"the trace records grants: {grants}")
+    expect(not any(entry.rstrip() == "processes of" for entry in legend("nprocs.png")),
+           f"nprocs.png: a legend entry without a class name: {legend('nprocs.png')}")
+
+    # (c) the partition of every interval on the processes of that interval, each
+    # process one unbroken series while it exists.
+    series = [line["y"] for line in lines("partition.png") if line["label"].startswith("process ")]
+    expect(len(series) == 3, f"partition.png: 3 processes (2 + 1 spawned) expected, got "
+           f"{len(series)}")
+    for k, record in enumerate(records):
+        held = [values[k] for values in series if values[k] is not None]
+        expect(len(held) == len(record["computation_time"]) and sum(held) == rows,
+               f"partition.png, interval {k}: the {len(record['computation_time'])} processes "
+               f"should hold the {rows} rows, drawn: {held}")
+    for values in series:
+        present = [k for k, v in enumerate(values) if v is not None]
+        expect(present == list(range(present[0], present[-1] + 1)),
+               f"partition.png: a process's series has gaps: {values}")
+
+
 def synthetic_trace(path, intervals=12):
     """A trace with the fields later components add: decisions, partition, nprocs changes."""
     with open(path, "w") as stream:
@@ -589,6 +658,7 @@ def main():
     parser.add_argument("--plot")
     parser.add_argument("--probe")
     parser.add_argument("--calibrate")
+    parser.add_argument("--jacobi")
     parser.add_argument("--plain")
     parser.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     parser.add_argument("--work", default=".")

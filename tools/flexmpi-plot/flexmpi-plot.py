@@ -13,8 +13,8 @@ the thesis figures 6.6 and 6.7:
                             imbalance threshold; a marker where a decision
                             other than "none" was taken, one per kind (Fig. 6.6)
   mpi_time.png          (c) time inside MPI of every process per interval
-  partition.png         (d) rows of every process per interval, when the
-                            trace has "partition" (Fig. 6.7)
+  partition.png         (d) rows of every process during each interval, when
+                            the trace has partitions (Fig. 6.7)
   speed.png             speed (metric count per second of computation) and
                             shared fraction (Treal-Tcpu)/Treal per process
   nprocs.png            process count per interval, when it changes (with the
@@ -26,6 +26,9 @@ the thesis figures 6.6 and 6.7:
                         needs, when the process count changes (Fig. 6.21)
   prediction.png        predicted vs measured time per phase (thesis Fig. 6.13)
   overview.png          all of the above on one page
+
+"process i" is the i-th process of the run: its rank at start, or the next
+number when spawned; its series goes on when a removal renumbers the ranks.
 
 With --curve, the epidemic curve of flexmpi-epigraph (its --output CSV: a
 row per simulated day, a column per state, then the work) instead:
@@ -100,7 +103,7 @@ def check_record(record, where):
     for field in REQUIRED:
         if field not in record:
             raise TraceError(f"{where}: malformed (no \"{field}\" field)")
-    for field in REQUIRED + ("cpu_time", "wall_time", "speed", "partition"):
+    for field in REQUIRED + ("cpu_time", "wall_time", "speed", "partition", "partition_before"):
         if field not in record:
             continue
         values = record[field]
@@ -109,6 +112,16 @@ def check_record(record, where):
     if len(record["mpi_time"]) != len(record["computation_time"]):
         raise TraceError(f"{where}: malformed (\"mpi_time\" has {len(record['mpi_time'])} "
                          f"values, \"computation_time\" {len(record['computation_time'])})")
+    events = record.get("reconfigurations", [])
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise TraceError(f"{where}: malformed (\"reconfigurations\" must be a list of objects)")
+    for event in events:
+        ranks = event.get("removed_ranks", [])
+        counts = [event.get(field, 0) for field in ("nprocs", "nprocs_before")]
+        if not (isinstance(ranks, list) and all(isinstance(rank, int) for rank in ranks) and
+                all(isinstance(count, int) for count in counts)):
+            raise TraceError(f"{where}: malformed (a reconfiguration's \"removed_ranks\", "
+                             "\"nprocs\" and \"nprocs_before\" must be whole numbers)")
     for field in ("imbalance", "imbalance_threshold", "interval", "first_iteration", "iterations",
                   "nprocs"):
         if field in record and not is_number(record[field]):
@@ -122,15 +135,68 @@ def x_values(records):
     return [r.get("interval", i) for i, r in enumerate(records)], "sampling interval"
 
 
-def per_process(records, field):
-    """{rank: [value or NaN per interval]}: ranks may come and go (malleability)."""
-    width = max(len(r.get(field, [])) for r in records)
-    series = {rank: [] for rank in range(width)}
+def process_ids(records):
+    """The processes of each interval, rank by rank: [[process of rank 0, ...] per record].
+
+    Process i is the i-th process of the run (its rank at start, or the next
+    number when spawned), so that a process keeps its series when a removal
+    renumbers the ranks after it. A record's "reconfigurations" are the
+    spawns and removals since the previous interval: a removal names the
+    ranks it took ("removed_ranks"); spawned processes join at the end.
+    """
+    processes, started, result = [], 0, []  # started: processes the run has had so far
     for record in records:
-        values = record.get(field, [])
-        for rank in range(width):
-            series[rank].append(values[rank] if rank < len(values) else math.nan)
-    return series
+        for event in record.get("reconfigurations", []):
+            if event.get("action") == "spawn":
+                joining = event.get("nprocs", 0) - event.get("nprocs_before", 0)
+                processes += range(started, started + joining)
+                started += joining
+            elif event.get("action") == "remove":
+                gone = set(event.get("removed_ranks", []))
+                processes = [p for rank, p in enumerate(processes) if rank not in gone]
+        # What no event says (the first interval, a trace without events): the
+        # last ranks come and go.
+        width = len(record["computation_time"])
+        joining = max(0, width - len(processes))
+        processes += range(started, started + joining)
+        started += joining
+        del processes[width:]
+        result.append(list(processes))
+    return result
+
+
+def by_process(records, values_per_record):
+    """{process: [value or NaN per interval]} from one list of values per record, rank by rank
+    (None: not known in that interval)."""
+    series = {}
+    for k, (processes, values) in enumerate(zip(process_ids(records), values_per_record)):
+        for rank, process in enumerate(processes[:len(values or [])]):
+            series.setdefault(process, [math.nan] * len(records))[k] = values[rank]
+    return dict(sorted(series.items()))
+
+
+def per_process(records, field):
+    """{process: [value or NaN per interval]} of a per-process field: processes may come and
+    go (malleability)."""
+    return by_process(records, [r.get(field) for r in records])
+
+
+def partition_per_interval(records):
+    """The rows each process held during each interval (None where unknown): the blocks the
+    balancer judged ("partition_before"), else the blocks the previous interval left
+    ("partition") if the processes are the same, else the interval's own "partition"
+    (a trace that records only that)."""
+    processes = process_ids(records)
+    during = []
+    for k, record in enumerate(records):
+        previous = records[k - 1] if k > 0 else {}
+        if "partition_before" in record:
+            during.append(record["partition_before"])
+        elif "partition" in previous and processes[k - 1] == processes[k]:
+            during.append(previous["partition"])
+        else:
+            during.append(record.get("partition"))
+    return during
 
 
 def imbalance_of(record):
@@ -148,9 +214,10 @@ def decided(record):
 
 def plot_per_process(axis, xs, series, ylabel, title, drawstyle="default"):
     many = len(series) > 12
-    for rank, values in series.items():
+    for process, values in series.items():
         axis.plot(xs, values, marker=None if many or len(xs) > 40 else "o", markersize=3,
-                  linewidth=1.2, drawstyle=drawstyle, color=f"C{rank % 10}", label=f"rank {rank}")
+                  linewidth=1.2, drawstyle=drawstyle, color=f"C{process % 10}",
+                  label=f"process {process}")
     axis.set_ylabel(ylabel)
     axis.set_title(title)
     axis.grid(True, alpha=0.3)
@@ -171,8 +238,8 @@ def panel_computation(axis, xs, xlabel, records):
         plot_per_process(axis, xs, per_process(records, "effective_time"), "seconds",
                          "(a) computation time per process and interval\n"
                          "(solid: as balanced, dotted: wall - MPI)")
-        for rank, values in per_process(records, "computation_time").items():
-            axis.plot(xs, values, linestyle=":", linewidth=1, color=f"C{rank % 10}")
+        for process, values in per_process(records, "computation_time").items():
+            axis.plot(xs, values, linestyle=":", linewidth=1, color=f"C{process % 10}")
     else:
         plot_per_process(axis, xs, per_process(records, "computation_time"), "seconds",
                          "(a) computation time per process and interval")
@@ -228,8 +295,9 @@ def panel_mpi(axis, xs, xlabel, records):
 
 
 def panel_partition(axis, xs, xlabel, records):
-    plot_per_process(axis, xs, per_process(records, "partition"), "rows",
-                     "(d) partition size per process", drawstyle="steps-post")
+    # An interval's rows drawn back to the interval's start (x is its end).
+    plot_per_process(axis, xs, by_process(records, partition_per_interval(records)), "rows",
+                     "(d) partition size per process", drawstyle="steps-pre")
     mark_decisions(axis, xs, records)
     axis.set_xlabel(xlabel)
 
@@ -242,11 +310,11 @@ def panel_speed(axis, xs, xlabel, records):
     if all("cpu_time" in r and "wall_time" in r for r in records):
         twin = axis.twinx()
         walls, cpus = per_process(records, "wall_time"), per_process(records, "cpu_time")
-        for rank in walls:
+        for process in walls:
             shared = [(w - c) / w if w and w > 0 else math.nan
-                      for w, c in zip(walls[rank], cpus[rank])]
+                      for w, c in zip(walls[process], cpus[process])]
             twin.plot(xs, [max(0.0, s) for s in shared], linestyle="--", linewidth=1, alpha=0.7,
-                      color=f"C{rank % 10}")
+                      color=f"C{process % 10}")
         twin.set_ylabel("(Treal - Tcpu) / Treal")
         twin.set_ylim(0, 1)
 
