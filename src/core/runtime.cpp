@@ -16,6 +16,21 @@
 
 namespace flexmpi {
 
+namespace {
+
+// Where this process wants the profile written, empty for nowhere.
+// Profile-only mode: an unmodified program run with flexmpi preloaded
+// (LD_PRELOAD) gets its profile on standard error ("-") unless FLEXMPI_REPORT
+// says where; a program linked with flexmpi gets one only if it asks.
+std::string requested_profile_destination(const std::string& report, bool api_used) {
+  if (!report.empty()) return report;
+  const char* preload = std::getenv("LD_PRELOAD");
+  const bool preloaded = preload != nullptr && std::strstr(preload, "libflexmpi") != nullptr;
+  return !api_used && preloaded ? "-" : "";
+}
+
+}  // namespace
+
 Runtime& Runtime::get() {
   if (instance_ == nullptr) {
     throw Error(Errc::bad_state, "flexmpi is not initialised: call MPI_Init first");
@@ -159,17 +174,13 @@ void Runtime::write_profile() noexcept {
   // A removed process is no longer part of the application: rank 0 of the
   // application writes the profile.
   if (processes_->status() == ProcessStatus::removed) return;
-  // Profile-only mode: an unmodified program run with flexmpi preloaded
-  // (LD_PRELOAD) gets its profile on standard error unless FLEXMPI_REPORT
-  // says where; a program linked with flexmpi gets one only if it asks.
-  std::string destination = config_.report;
-  const char* preload = std::getenv("LD_PRELOAD");
-  const bool preloaded = preload != nullptr && std::strstr(preload, "libflexmpi") != nullptr;
-  if (destination.empty() && !context_->api_used() && preloaded) destination = "-";
-  int wanted = destination.empty() ? 0 : 1;  // the report is collective: agree first
+  const std::string requested = requested_profile_destination(config_.report, context_->api_used());
+  int wanted = requested.empty() ? 0 : 1;  // the report is collective: agree first
   PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MAX, context_->library_comm());
   if (wanted == 0) return;
-  if (destination.empty()) destination = "-";
+  // Built, not assigned: GCC 12 at -O3 reports a false -Wrestrict on
+  // assigning a literal to a std::string (GCC bug 105329).
+  const std::string destination = requested.empty() ? std::string("-") : requested;
   try {
     write_profile_report(comm_profile_, wall_seconds() - start_wall_, context_->library_comm(),
                          destination);

@@ -1,5 +1,7 @@
 #include "machine/drum_parameters.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -50,7 +52,7 @@ int parse_choice(std::string_view value, const std::vector<std::string_view>& ch
   const auto found = std::ranges::find(choices, upper(value));
   if (found != choices.end()) return static_cast<int>(found - choices.begin());
   std::string expected = "one of";
-  for (std::string_view choice : choices) expected += " " + std::string(choice);
+  for (std::string_view choice : choices) expected += fmt::format(" {}", choice);
   throw BadValue{expected};
 }
 

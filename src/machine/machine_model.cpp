@@ -1,5 +1,7 @@
 #include "machine/machine_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -13,7 +15,7 @@ namespace {
   throw Error(Errc::invalid_argument, std::string(source) + ": " + what);
 }
 
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+std::string quoted(std::string_view name) { return fmt::format("'{}'", name); }
 
 using NameIndex = std::map<std::string, int, std::less<>>;
 

@@ -1,5 +1,7 @@
 #include "resources/slurm_resources.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -204,7 +206,7 @@ std::string join_launch_script(const JoinLaunch& join, int count,
   std::string command = shell_quote(join.mpiexec) + " --ompi-server " +
                         shell_quote("file:" + join.server_uri_file) + " -n " +
                         std::to_string(count) + " env FLEXMPI_JOIN_PORT=" + shell_quote(port);
-  for (const std::string& word : argv) command += " " + shell_quote(word);
+  for (const std::string& word : argv) command += fmt::format(" {}", shell_quote(word));
   return "cd " + shell_quote(directory) +
          " || exit 1\n"
          "for v in $(env | cut -d= -f1 | grep -E '^(PMIX|OMPI)_'); do case $v in "

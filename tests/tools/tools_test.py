@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of flexrun, flexmpi-plot and the installed package (tests/tools/CMakeLists.txt).
+"""Tests of flexrun, flexmpi-plot, flexmpi-calibrate and the installed package
+(tests/tools/CMakeLists.txt).
 
     tools_test.py --flexrun PATH --plot PATH --probe PATH --mpi openmpi|mpich --work DIR CHECK
 
@@ -274,10 +275,26 @@ def flexrun_bad_value(args):
                      env=dict(env, **{name: value}))
         expect(result.returncode == 2 and needle in result.stderr,
                f"{name}={value} in the environment: exit 2 and a message with '{needle}' expected")
-    for command in ([args.flexrun, "--no-such-option", "./app"], [args.flexrun, "-n", "2"],
-                    [args.flexrun, "-n", "zero", "./app"]):
+    for command in ([args.flexrun, "--no-such-option", "./app"], [args.flexrun, "-n", "2"]):
         result = run(command, env=env)
         expect(result.returncode == 2, f"{command[1:]}: usage error, exit code 2 expected")
+    # An empty value is refused, not taken as a missing one: CLI11 would read
+    # "--trace= -n 2 ./app" as --trace=-n and run "2".
+    for option in ["--" + name for name in table] + ["-n", "--np", "--mpiexec-arg"]:
+        for empty in ([f"{option}="], [option, ""]):
+            result = run([args.flexrun, f"--mpiexec={launcher}"] + empty + ["-n", "2", "./app"],
+                         env=env)
+            expect(result.returncode == 2 and
+                   result.stderr == f"flexrun: {option} needs a value\n",
+                   f"{empty}: exit 2 and 'flexrun: {option} needs a value' expected")
+    result = run([args.flexrun, "--mpiexec=", "-n", "2", "./app"], env=env)
+    expect(result.returncode == 2 and result.stderr == "flexrun: --mpiexec needs a value\n",
+           "--mpiexec=: exit 2 and 'flexrun: --mpiexec needs a value' expected")
+    for count in ("0", "-1", "zero", "2.5", "99999999999"):
+        result = run([args.flexrun, f"--mpiexec={launcher}", "-n", count, "./app"], env=env)
+        wanted = f"flexrun: -n {count}: expected a number of processes >= 1\n"
+        expect(result.returncode == 2 and result.stderr == wanted,
+               f"-n {count}: exit 2 and {wanted.strip()!r} expected")
     expect(not os.path.exists(record), "nothing may be launched when a value is invalid")
 
 
@@ -343,6 +360,75 @@ def plot_real_trace(args):
         with open(path, "rb") as stream:
             expect(stream.read(8) == PNG_SIGNATURE, f"{path} is not a PNG file")
         expect(os.path.getsize(path) > 10000, f"{path} is suspiciously small")
+
+
+@check("plot-malleable-trace")
+def plot_malleable_trace(args):
+    """flexmpi-plot on a real trace with a spawn and a removal (--describe: what it drew)."""
+    trace = os.path.join(args.workdir, "trace.jsonl")
+    schedule = os.path.join(args.workdir, "schedule.txt")
+    with open(schedule, "w") as stream:
+        stream.write("40 spawn 1\n80 remove 1\n")
+    rows = 400
+    result = run(["bash", os.path.join(args.source_dir, "tests/process/run_spawn_test.sh"), "60",
+                  "3", args.flexrun, "-n", "2", "--policy=smp", f"--schedule={schedule}",
+                  "--sampling-interval=10", "--emulate-speed=1.0,0.5", f"--trace={trace}",
+                  args.jacobi, "--size", rows, "--iterations", "120", "--quiet"],
+                 env=mpi_environment(), timeout=240)
+    expect(result.returncode == 0, "flexmpi-jacobi with a spawn and a removal failed")
+    with open(trace) as stream:
+        records = [json.loads(line) for line in stream if line.strip()]
+    actions = [e["action"] for r in records for e in r.get("reconfigurations", [])]
+    expect("spawn" in actions and "remove" in actions,
+           f"the trace should show a spawn and a removal, shows {actions}")
+    result = run([args.plot, trace, "-o", os.path.join(args.workdir, "plots"), "--describe"])
+    expect(result.returncode == 0, "flexmpi-plot --describe failed on the trace")
+    plots = {os.path.basename(path): axes for path, axes in json.loads(result.stdout).items()}
+    expect({"imbalance.png", "nprocs.png", "partition.png"} <= set(plots),
+           f"imbalance, nprocs and partition plots expected, got {sorted(plots)}")
+
+    def lines(plot):
+        return [line for axis in plots[plot] for line in axis["lines"]]
+
+    def legend(plot):
+        return [entry for axis in plots[plot] for entry in axis["legend"]]
+
+    # (a) each kind of decision: its own marker and legend entry, at its intervals.
+    ends = [r["first_iteration"] + r["iterations"] for r in records]
+    kinds = {r["decision"] for r in records if r.get("decision") not in (None, "", "none")}
+    expect(len(kinds) >= 2, f"decisions of two kinds or more expected, got {kinds}")
+    markers = {}
+    for kind in kinds:
+        drawn = [line for line in lines("imbalance.png") if line["label"] == f"decision: {kind}"]
+        expect(len(drawn) == 1 and f"decision: {kind}" in legend("imbalance.png"),
+               f"imbalance.png: one series and legend entry 'decision: {kind}' expected")
+        expect(drawn[0]["x"] == [x for x, r in zip(ends, records) if r["decision"] == kind],
+               f"imbalance.png: 'decision: {kind}' must mark the intervals that decided it")
+        markers[kind] = drawn[0]["marker"]
+    expect(len(set(markers.values())) == len(kinds), f"one marker per decision: {markers}")
+
+    # (b) no series without data, no process class without a name.
+    granted = [line for line in lines("nprocs.png") if line["label"] == "granted PEs"]
+    grants = any(r.get("resources", {}).get("classes") for r in records)
+    expect(bool(granted) == grants, f"nprocs.png: 'granted PEs' drawn: {bool(granted)}, "
+           f"the trace records grants: {grants}")
+    expect(not any(entry.rstrip() == "processes of" for entry in legend("nprocs.png")),
+           f"nprocs.png: a legend entry without a class name: {legend('nprocs.png')}")
+
+    # (c) the partition of every interval on the processes of that interval, each
+    # process one unbroken series while it exists.
+    series = [line["y"] for line in lines("partition.png") if line["label"].startswith("process ")]
+    expect(len(series) == 3, f"partition.png: 3 processes (2 + 1 spawned) expected, got "
+           f"{len(series)}")
+    for k, record in enumerate(records):
+        held = [values[k] for values in series if values[k] is not None]
+        expect(len(held) == len(record["computation_time"]) and sum(held) == rows,
+               f"partition.png, interval {k}: the {len(record['computation_time'])} processes "
+               f"should hold the {rows} rows, drawn: {held}")
+    for values in series:
+        present = [k for k, v in enumerate(values) if v is not None]
+        expect(present == list(range(present[0], present[-1] + 1)),
+               f"partition.png: a process's series has gaps: {values}")
 
 
 def synthetic_trace(path, intervals=12):
@@ -430,6 +516,22 @@ def plot_curve(args):
     expect(result.returncode == 2, "a trace and --curve together: exit code 2 expected")
 
 
+@check("calibrate-one-process")
+def calibrate_one_process(args):
+    """flexmpi-calibrate on one process says how to run it and ends cleanly, status 2."""
+    output = os.path.join(args.workdir, "profile.json")
+    for launch in ([], [args.mpiexec, "-n", "1"]):
+        result = run(launch + [args.calibrate, "--quick", "--output", output],
+                     env=mpi_environment())
+        errors = [line for line in result.stderr.splitlines() if "flexmpi-calibrate" in line]
+        expect(result.returncode == 2, f"{launch or 'singleton'}: exit status 2 expected")
+        expect(len(errors) == 1 and "needs at least 2 processes" in errors[0] and
+               "mpiexec -n 2" in errors[0],
+               "one line saying it needs at least 2 processes and how to run it expected")
+        expect("MPI_ABORT" not in result.stdout + result.stderr, "MPI_Finalize expected, not an abort")
+        expect(not os.path.exists(output), "no profile may be written")
+
+
 @check("readme-settings")
 def readme_settings(args):
     """README.md's configuration table is `flexrun --settings-table`, verbatim."""
@@ -453,6 +555,25 @@ def readme_settings(args):
                       "--source-dir . --update readme-settings")
 
 
+def check_installed_runpaths(prefix, libdir):
+    """Every program installed into bin/ has a RUNPATH to the installed library."""
+    wanted = "$ORIGIN/../" + os.path.basename(libdir)
+    bindir = os.path.join(prefix, "bin")
+    programs = []
+    for name in sorted(os.listdir(bindir)):
+        with open(os.path.join(bindir, name), "rb") as stream:
+            if stream.read(4) == b"\x7fELF":  # not the scripts (flexmpi-plot)
+                programs.append(name)
+    expect("flexmpi-jacobi" in programs and "flexrun" in programs,
+           f"bin/ should hold flexrun and the applications, holds {programs}")
+    for name in programs:
+        result = run(["readelf", "-d", os.path.join(bindir, name)])
+        runpath = re.search(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", result.stdout)
+        expect(runpath and wanted in runpath.group(1).split(":"),
+               f"bin/{name}: RUNPATH {wanted} expected, readelf -d shows "
+               f"{runpath.group(1) if runpath else 'none'}")
+
+
 @check("install")
 def install(args):
     """cmake --install into a fresh prefix, then build and run an application against it."""
@@ -468,6 +589,13 @@ def install(args):
     flexrun = os.path.join(prefix, "bin", "flexrun")
     result = run([flexrun, "--version"])
     expect(result.returncode == 0, "the installed flexrun does not run (RPATH?)")
+    check_installed_runpaths(prefix, libdir)
+    # An installed application finds the installed library by itself.
+    without_library_path = {k: v for k, v in mpi_environment().items() if k != "LD_LIBRARY_PATH"}
+    result = run([args.mpiexec, "-n", "2", os.path.join(prefix, "bin", "flexmpi-jacobi"),
+                  "--size", "200", "--iterations", "20"], env=without_library_path)
+    expect(result.returncode == 0 and "checksum" in result.stdout,
+           "the installed flexmpi-jacobi did not run without LD_LIBRARY_PATH")
 
     # 1. A C program with the MPI compiler wrapper and pkg-config.
     env = dict(mpi_environment(), PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
@@ -529,6 +657,8 @@ def main():
     parser.add_argument("--flexrun")
     parser.add_argument("--plot")
     parser.add_argument("--probe")
+    parser.add_argument("--calibrate")
+    parser.add_argument("--jacobi")
     parser.add_argument("--plain")
     parser.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     parser.add_argument("--work", default=".")
@@ -537,6 +667,7 @@ def main():
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--mpicc", default="mpicc")
     parser.add_argument("--mpicxx", default="mpicxx")
+    parser.add_argument("--mpiexec", default="mpiexec")
     parser.add_argument("--update", action="store_true", help="readme-settings: rewrite README.md")
     parser.add_argument("check", choices=sorted(CHECKS))
     args = parser.parse_args()

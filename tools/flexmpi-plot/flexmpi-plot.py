@@ -11,10 +11,10 @@ the thesis figures 6.6 and 6.7:
   computation_time.png  (a) computation time of every process per interval
   imbalance.png         (b) (max-min)/max of computation time against the
                             imbalance threshold; a marker where a decision
-                            other than "none" was taken (Fig. 6.6)
+                            other than "none" was taken, one per kind (Fig. 6.6)
   mpi_time.png          (c) time inside MPI of every process per interval
-  partition.png         (d) rows of every process per interval, when the
-                            trace has "partition" (Fig. 6.7)
+  partition.png         (d) rows of every process during each interval, when
+                            the trace has partitions (Fig. 6.7)
   speed.png             speed (metric count per second of computation) and
                             shared fraction (Treal-Tcpu)/Treal per process
   nprocs.png            process count per interval, when it changes (with the
@@ -27,19 +27,24 @@ the thesis figures 6.6 and 6.7:
   prediction.png        predicted vs measured time per phase (thesis Fig. 6.13)
   overview.png          all of the above on one page
 
+"process i" is the i-th process of the run: its rank at start, or the next
+number when spawned; its series goes on when a removal renumbers the ranks.
+
 With --curve, the epidemic curve of flexmpi-epigraph (its --output CSV: a
 row per simulated day, a column per state, then the work) instead:
 
   epidemic_curve.png    individuals per state per day, and the work per day
                         on a second axis (the shape of thesis Fig. 6.1)
 
-The PNG paths are printed, one per line. Exit status 1 with a message
+The PNG paths are printed, one per line; with --describe, what each plot
+draws instead, as JSON (for tests and scripts). Exit status 1 with a message
 naming the file (and the line) for a missing file, an empty trace or a
 malformed line; 2 for a bad command line.
 """
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
@@ -47,6 +52,13 @@ import sys
 
 # Per-process series: fields that hold one value per process.
 REQUIRED = ("computation_time", "mpi_time")
+
+# (marker, color) of each kind of decision on imbalance.png; kinds not listed
+# take the spare ones in turn (again from the first after the last).
+DECISION_MARKERS = {"rebalance": ("v", "tab:red"), "held": ("x", "tab:gray"),
+                    "balanced": ("o", "tab:green"), "reconfigure": ("D", "tab:purple")}
+SPARE_DECISION_MARKERS = [("s", "tab:brown"), ("^", "tab:olive"), ("P", "tab:pink"),
+                          ("*", "tab:cyan"), ("h", "black")]
 
 
 class TraceError(Exception):
@@ -91,7 +103,7 @@ def check_record(record, where):
     for field in REQUIRED:
         if field not in record:
             raise TraceError(f"{where}: malformed (no \"{field}\" field)")
-    for field in REQUIRED + ("cpu_time", "wall_time", "speed", "partition"):
+    for field in REQUIRED + ("cpu_time", "wall_time", "speed", "partition", "partition_before"):
         if field not in record:
             continue
         values = record[field]
@@ -100,6 +112,16 @@ def check_record(record, where):
     if len(record["mpi_time"]) != len(record["computation_time"]):
         raise TraceError(f"{where}: malformed (\"mpi_time\" has {len(record['mpi_time'])} "
                          f"values, \"computation_time\" {len(record['computation_time'])})")
+    events = record.get("reconfigurations", [])
+    if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        raise TraceError(f"{where}: malformed (\"reconfigurations\" must be a list of objects)")
+    for event in events:
+        ranks = event.get("removed_ranks", [])
+        counts = [event.get(field, 0) for field in ("nprocs", "nprocs_before")]
+        if not (isinstance(ranks, list) and all(isinstance(rank, int) for rank in ranks) and
+                all(isinstance(count, int) for count in counts)):
+            raise TraceError(f"{where}: malformed (a reconfiguration's \"removed_ranks\", "
+                             "\"nprocs\" and \"nprocs_before\" must be whole numbers)")
     for field in ("imbalance", "imbalance_threshold", "interval", "first_iteration", "iterations",
                   "nprocs"):
         if field in record and not is_number(record[field]):
@@ -113,15 +135,68 @@ def x_values(records):
     return [r.get("interval", i) for i, r in enumerate(records)], "sampling interval"
 
 
-def per_process(records, field):
-    """{rank: [value or NaN per interval]}: ranks may come and go (malleability)."""
-    width = max(len(r.get(field, [])) for r in records)
-    series = {rank: [] for rank in range(width)}
+def process_ids(records):
+    """The processes of each interval, rank by rank: [[process of rank 0, ...] per record].
+
+    Process i is the i-th process of the run (its rank at start, or the next
+    number when spawned), so that a process keeps its series when a removal
+    renumbers the ranks after it. A record's "reconfigurations" are the
+    spawns and removals since the previous interval: a removal names the
+    ranks it took ("removed_ranks"); spawned processes join at the end.
+    """
+    processes, started, result = [], 0, []  # started: processes the run has had so far
     for record in records:
-        values = record.get(field, [])
-        for rank in range(width):
-            series[rank].append(values[rank] if rank < len(values) else math.nan)
-    return series
+        for event in record.get("reconfigurations", []):
+            if event.get("action") == "spawn":
+                joining = event.get("nprocs", 0) - event.get("nprocs_before", 0)
+                processes += range(started, started + joining)
+                started += joining
+            elif event.get("action") == "remove":
+                gone = set(event.get("removed_ranks", []))
+                processes = [p for rank, p in enumerate(processes) if rank not in gone]
+        # What no event says (the first interval, a trace without events): the
+        # last ranks come and go.
+        width = len(record["computation_time"])
+        joining = max(0, width - len(processes))
+        processes += range(started, started + joining)
+        started += joining
+        del processes[width:]
+        result.append(list(processes))
+    return result
+
+
+def by_process(records, values_per_record):
+    """{process: [value or NaN per interval]} from one list of values per record, rank by rank
+    (None: not known in that interval)."""
+    series = {}
+    for k, (processes, values) in enumerate(zip(process_ids(records), values_per_record)):
+        for rank, process in enumerate(processes[:len(values or [])]):
+            series.setdefault(process, [math.nan] * len(records))[k] = values[rank]
+    return dict(sorted(series.items()))
+
+
+def per_process(records, field):
+    """{process: [value or NaN per interval]} of a per-process field: processes may come and
+    go (malleability)."""
+    return by_process(records, [r.get(field) for r in records])
+
+
+def partition_per_interval(records):
+    """The rows each process held during each interval (None where unknown): the blocks the
+    balancer judged ("partition_before"), else the blocks the previous interval left
+    ("partition") if the processes are the same, else the interval's own "partition"
+    (a trace that records only that)."""
+    processes = process_ids(records)
+    during = []
+    for k, record in enumerate(records):
+        previous = records[k - 1] if k > 0 else {}
+        if "partition_before" in record:
+            during.append(record["partition_before"])
+        elif "partition" in previous and processes[k - 1] == processes[k]:
+            during.append(previous["partition"])
+        else:
+            during.append(record.get("partition"))
+    return during
 
 
 def imbalance_of(record):
@@ -139,9 +214,10 @@ def decided(record):
 
 def plot_per_process(axis, xs, series, ylabel, title, drawstyle="default"):
     many = len(series) > 12
-    for rank, values in series.items():
+    for process, values in series.items():
         axis.plot(xs, values, marker=None if many or len(xs) > 40 else "o", markersize=3,
-                  linewidth=1.2, drawstyle=drawstyle, color=f"C{rank % 10}", label=f"rank {rank}")
+                  linewidth=1.2, drawstyle=drawstyle, color=f"C{process % 10}",
+                  label=f"process {process}")
     axis.set_ylabel(ylabel)
     axis.set_title(title)
     axis.grid(True, alpha=0.3)
@@ -162,8 +238,8 @@ def panel_computation(axis, xs, xlabel, records):
         plot_per_process(axis, xs, per_process(records, "effective_time"), "seconds",
                          "(a) computation time per process and interval\n"
                          "(solid: as balanced, dotted: wall - MPI)")
-        for rank, values in per_process(records, "computation_time").items():
-            axis.plot(xs, values, linestyle=":", linewidth=1, color=f"C{rank % 10}")
+        for process, values in per_process(records, "computation_time").items():
+            axis.plot(xs, values, linestyle=":", linewidth=1, color=f"C{process % 10}")
     else:
         plot_per_process(axis, xs, per_process(records, "computation_time"), "seconds",
                          "(a) computation time per process and interval")
@@ -180,10 +256,14 @@ def panel_imbalance(axis, xs, xlabel, records):
         thresholds = [r.get("imbalance_threshold", math.nan) for r in records]
         axis.plot(xs, thresholds, "k:", linewidth=1.5, drawstyle="steps-mid",
                   label="imbalance threshold")
-    hits = [(x, v, r.get("decision")) for x, v, r in zip(xs, imbalance, records) if decided(r)]
-    if hits:
-        axis.plot([h[0] for h in hits], [h[1] for h in hits], "rv", markersize=8,
-                  label="decision: " + ", ".join(sorted({str(h[2]) for h in hits})))
+    kinds = sorted({str(r["decision"]) for r in records if decided(r)})
+    spare = itertools.cycle(SPARE_DECISION_MARKERS)
+    for kind in kinds:
+        marker, color = DECISION_MARKERS.get(kind) or next(spare)
+        hits = [(x, v) for x, v, r in zip(xs, imbalance, records)
+                if decided(r) and str(r["decision"]) == kind]
+        axis.plot([x for x, _ in hits], [v for _, v in hits], linestyle="none", marker=marker,
+                  color=color, markersize=8, label=f"decision: {kind}")
     top = max([v for v in imbalance if not math.isnan(v)] +
               [r.get("imbalance_threshold", 0.0) for r in records] + [0.05])
     axis.set_ylim(0, top * 1.35)  # room for the legend above the bars
@@ -215,8 +295,9 @@ def panel_mpi(axis, xs, xlabel, records):
 
 
 def panel_partition(axis, xs, xlabel, records):
-    plot_per_process(axis, xs, per_process(records, "partition"), "rows",
-                     "(d) partition size per process", drawstyle="steps-post")
+    # An interval's rows drawn back to the interval's start (x is its end).
+    plot_per_process(axis, xs, by_process(records, partition_per_interval(records)), "rows",
+                     "(d) partition size per process", drawstyle="steps-pre")
     mark_decisions(axis, xs, records)
     axis.set_xlabel(xlabel)
 
@@ -229,11 +310,11 @@ def panel_speed(axis, xs, xlabel, records):
     if all("cpu_time" in r and "wall_time" in r for r in records):
         twin = axis.twinx()
         walls, cpus = per_process(records, "wall_time"), per_process(records, "cpu_time")
-        for rank in walls:
+        for process in walls:
             shared = [(w - c) / w if w and w > 0 else math.nan
-                      for w, c in zip(walls[rank], cpus[rank])]
+                      for w, c in zip(walls[process], cpus[process])]
             twin.plot(xs, [max(0.0, s) for s in shared], linestyle="--", linewidth=1, alpha=0.7,
-                      color=f"C{rank % 10}")
+                      color=f"C{process % 10}")
         twin.set_ylabel("(Treal - Tcpu) / Treal")
         twin.set_ylim(0, 1)
 
@@ -244,17 +325,22 @@ def panel_nprocs(axis, xs, xlabel, records):
     top = max(counts)
     # A malleability policy's records carry the resource manager's grants
     # and each process's node class (thesis Figs. 6.14, 6.18).
-    views = [r.get("resources") for r in records]
-    if any(views):
-        granted = [sum(c["granted_pes"] for c in v["classes"]) if v else None for v in views]
+    views = [r.get("resources") or {} for r in records]
+    # No node class known (no hostfile): no grants, and every process in class "".
+    granted = [sum(c["granted_pes"] for c in v["classes"]) if v.get("classes") else None
+               for v in views]
+    if any(g is not None for g in granted):
         axis.step(xs, granted, where="post", color="black", linestyle="--", label="granted PEs")
         top = max(top, max(g for g in granted if g is not None))
-        classes = sorted({c for v in views if v for c in v.get("process_classes", [])})
+    classes = sorted({c for v in views for c in v.get("process_classes", [])})
+    if classes != [""]:  # else the one class is all the processes, drawn already
         for k, name in enumerate(classes):
-            per_class = [v["process_classes"].count(name) if v and v.get("process_classes")
-                         else None for v in views]
+            per_class = [v["process_classes"].count(name) if v.get("process_classes") else None
+                         for v in views]
             axis.step(xs, per_class, where="post", linewidth=1, alpha=0.8,
-                      color=f"C{(k + 3) % 10}", label=f"processes of {name}")
+                      color=f"C{(k + 3) % 10}",
+                      label=f"processes of {name}" if name else "processes without a node class")
+    if len(axis.get_lines()) > 1:
         axis.legend(fontsize="small", loc="upper left")
     axis.set_ylabel("processes")
     axis.set_xlabel(xlabel)
@@ -365,6 +451,7 @@ def load_curve(path):
 
 
 def plot_curve(states, rows, outdir, name):
+    """Writes epidemic_curve.png; returns {path: describe(figure)}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -388,11 +475,28 @@ def plot_curve(states, rows, outdir, name):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "epidemic_curve.png")
     figure.savefig(path, dpi=110)
+    written = {path: describe(figure)}
     plt.close(figure)
-    return [path]
+    return written
+
+
+def describe(figure):
+    """What a figure draws (--describe): per axes its title, legend entries and
+    every line with its label, marker and points (null where not drawn)."""
+    def numbers(values):
+        return [None if v is None or math.isnan(float(v)) else float(v) for v in values]
+
+    return [{"title": axis.get_title(),
+             "legend": [text.get_text() for text in axis.get_legend().get_texts()]
+             if axis.get_legend() else [],
+             "lines": [{"label": line.get_label(), "marker": str(line.get_marker()),
+                        "x": numbers(line.get_xdata()), "y": numbers(line.get_ydata())}
+                       for line in axis.get_lines()]}
+            for axis in figure.axes]
 
 
 def make_plots(records, outdir, trace_name):
+    """Writes the PNG files; returns {path: describe(figure)}."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -413,7 +517,7 @@ def make_plots(records, outdir, trace_name):
         panels.append(("prediction", panel_prediction))
 
     os.makedirs(outdir, exist_ok=True)
-    written = []
+    written = {}
     for name, draw in panels:
         figure, axis = plt.subplots(figsize=(9, 4.5))
         draw(axis, xs, xlabel, records)
@@ -421,8 +525,8 @@ def make_plots(records, outdir, trace_name):
         figure.tight_layout()
         path = os.path.join(outdir, name + ".png")
         figure.savefig(path, dpi=110)
+        written[path] = describe(figure)
         plt.close(figure)
-        written.append(path)
 
     rows = (len(panels) + 1) // 2
     figure, axes = plt.subplots(rows, 2, figsize=(16, 4.2 * rows), squeeze=False)
@@ -434,8 +538,8 @@ def make_plots(records, outdir, trace_name):
     figure.tight_layout(rect=(0, 0, 1, 0.98))
     path = os.path.join(outdir, "overview.png")
     figure.savefig(path, dpi=90)
+    written[path] = describe(figure)
     plt.close(figure)
-    written.append(path)
     return written
 
 
@@ -449,6 +553,9 @@ def main(argv):
     source.add_argument("--curve", help="epidemic curve CSV of flexmpi-epigraph --output")
     parser.add_argument("-o", "--output", default=".",
                         help="directory for the PNG files (created if needed; default: .)")
+    parser.add_argument("--describe", action="store_true",
+                        help="print, instead of the paths, what each plot draws as JSON: "
+                             "{path: [per axes: title, legend, lines with label, marker, x, y]}")
     arguments = parser.parse_args(argv)
     path = arguments.curve or arguments.trace
     try:
@@ -464,13 +571,12 @@ def main(argv):
         return 1
     try:
         name = os.path.basename(path)
-        paths = (plot_curve(*data, arguments.output, name) if arguments.curve else
-                 make_plots(data, arguments.output, name))
+        written = (plot_curve(*data, arguments.output, name) if arguments.curve else
+                   make_plots(data, arguments.output, name))
     except OSError as error:
         print(f"flexmpi-plot: cannot write to {arguments.output}: {error}", file=sys.stderr)
         return 1
-    for path in paths:
-        print(path)
+    print(json.dumps(written, indent=1) if arguments.describe else "\n".join(written))
     return 0
 
 

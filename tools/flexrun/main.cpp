@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,7 +23,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
-#include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -184,30 +185,58 @@ std::optional<flexrun::SlurmAllocation> slurm_allocation() {
   return allocation;
 }
 
-}  // namespace
+// A command line flexrun refuses before launching anything (exit kUsageError).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-// Open MPI spells the process count -np; CLI11 would read "-np 2" as -n with
-// the value "p". Rewrites -np to --np among flexrun's own options (before the
-// program, whose arguments stay untouched).
-std::vector<std::string> accept_np_spelling(int argc, char** argv) {
-  static const std::set<std::string> flags = {
-      "--preload", "--keep-mpi-transport", "--dry-run", "--settings-table", "--help", "-h",
-      "--version"};
+// flexrun's own arguments, before the program (whose arguments stay untouched),
+// made ready for CLI11:
+//  - Open MPI spells the process count -np; CLI11 would read "-np 2" as -n
+//    with the value "p": -np becomes --np.
+//  - CLI11 reads an empty value ("--trace=") as no value and takes the next
+//    word instead: "--trace= -n 2 prog" would trace to "-n" and run "2". An
+//    empty value of any option that takes one is refused.
+std::vector<std::string> own_arguments(const CLI::App& app, int argc, char** argv) {
   std::vector<std::string> arguments(argv, argv + argc);
-  bool value_expected = false;
+  std::string awaiting_value;  // the option, as typed, whose value is the next word
   for (std::size_t i = 1; i < arguments.size(); ++i) {
     std::string& argument = arguments[i];
-    if (value_expected) {
-      value_expected = false;
+    if (!awaiting_value.empty()) {
+      if (argument.empty()) throw UsageError(awaiting_value + " needs a value");
+      awaiting_value.clear();
       continue;
     }
     if (argument == "--" || !argument.starts_with("-")) break;  // the program starts here
     if (argument == "-np") argument = "--np";
-    value_expected = !flags.contains(argument) && argument.find('=') == std::string::npos &&
-                     !(argument.size() > 2 && argument[0] == '-' && argument[1] != '-');
+    const std::size_t equals = argument.find('=');
+    // "-n4" (a short option with its value attached) is no option name: nullptr.
+    const CLI::Option* option = app.get_option_no_throw(argument.substr(0, equals));
+    const bool takes_value = option != nullptr && option->get_items_expected_min() > 0;
+    if (!takes_value) continue;
+    if (equals == std::string::npos) {
+      awaiting_value = argument;
+    } else if (equals + 1 == argument.size()) {
+      throw UsageError(argument.substr(0, equals) + " needs a value");
+    }
   }
   return arguments;
 }
+
+// The process count of -n in words when it is not one (CLI11's range check
+// would print the bounds of a double).
+int process_count(const std::string& text) {
+  int count = 0;
+  const char* end = text.data() + text.size();
+  const auto [parsed_to, error] = std::from_chars(text.data(), end, count);
+  if (error != std::errc() || parsed_to != end || count < 1) {
+    throw UsageError("-n " + text + ": expected a number of processes >= 1");
+  }
+  return count;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -224,7 +253,7 @@ int main(int argc, char** argv) {
   app.formatter(std::make_shared<UsageFormatter>());
   app.set_version_flag("--version", std::string("flexrun (flexmpi) ") + FLEXMPI_VERSION);
 
-  std::optional<int> nprocs;
+  std::string nprocs;
   std::string mpiexec = FLEXRUN_DEFAULT_MPIEXEC;
   std::vector<std::string> mpiexec_args;
   bool dry_run = false;
@@ -233,7 +262,7 @@ int main(int argc, char** argv) {
   bool settings_table = false;
   const std::string launch_group = "Launch";
   app.add_option("-n,--np", nprocs, "number of MPI processes to start (default: mpiexec's choice)")
-      ->check(CLI::PositiveNumber)
+      ->type_name("N")
       ->group(launch_group);
   app.add_option("--mpiexec", mpiexec, "MPI launcher to run")
       ->capture_default_str()
@@ -272,14 +301,19 @@ int main(int argc, char** argv) {
             ->group("flexmpi settings");
   }
 
+  flexrun::LaunchRequest request;
   try {
-    std::vector<std::string> arguments = accept_np_spelling(argc, argv);
+    std::vector<std::string> arguments = own_arguments(app, argc, argv);
     arguments.erase(arguments.begin());                // without flexrun's own name
     std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
     app.parse(arguments);
+    if (!nprocs.empty()) request.nprocs = process_count(nprocs);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kUsageError;
+  } catch (const UsageError& e) {
+    std::cerr << "flexrun: " << e.what() << "\n";
+    return kUsageError;
   }
   if (settings_table) {
     print_settings_table();
@@ -300,9 +334,7 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
 
-  flexrun::LaunchRequest request;
   request.mpiexec = mpiexec;
-  request.nprocs = nprocs;
   request.mpiexec_args = mpiexec_args;
   request.program = program;
   request.fast_spawn = !keep_mpi_transport;

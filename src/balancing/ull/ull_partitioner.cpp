@@ -1,5 +1,7 @@
 #include "balancing/ull/ull_partitioner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -114,7 +116,7 @@ void check_ull_partition(std::span<const int> counts, std::span<const int> displ
   }
   std::int64_t next = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    const std::string entry = "[" + std::to_string(i) + "]";
+    const std::string entry = fmt::format("[{}]", i);
     if (counts[i] < 0 || counts[i] % size_object != 0) {
       throw Error(Errc::invalid_argument,
                   "counts" + entry + "=" + std::to_string(counts[i]) +
