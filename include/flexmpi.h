@@ -132,7 +132,8 @@ int XMPI_Get_process_status(void);
  * it when it changes. Pass the ADDRESS of your pointer: the buffer must come
  * from malloc, and flexmpi reallocates it and updates your pointer. With
  * XMPI_DISTRIBUTED a process holds only its rows; with XMPI_REPLICATED it
- * holds all `size` rows but owns (and updates) only its own.
+ * holds all `size` rows but owns (and updates) only its own. Every process
+ * registers (and unregisters) the same structures in the same order.
  */
 
 /** A vector of `size` elements of `type`. */
@@ -147,6 +148,16 @@ int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Sch
  */
 int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
                          MPI_Datatype type, XMPI_Scheme scheme);
+/**
+ * Stops following a registered structure: ptr_address is the address given
+ * at its registration (for a sparse matrix, ia_address). Its buffers become
+ * the application's, as they are now: flexmpi no longer moves or frees them
+ * (so the pointer need not outlive the loop at file scope). An address that
+ * is not registered is XMPI_ERR_ARG. Local, but every process must
+ * unregister the same structures before the next call that moves rows.
+ */
+int XMPI_Unregister(void* ptr_address);
+
 /**
  * Moves every registered structure from this process's old block
  * (scount rows at sdispl) to its new one (rcount rows at rdispl). Collective.

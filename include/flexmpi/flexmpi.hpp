@@ -64,6 +64,9 @@ void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme s
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme);
+/// XMPI_Unregister: stops following the structure registered at `address`
+/// (for a sparse matrix, its ia address); its buffers stay the caller's.
+void unregister(const void* address);
 /// Moves every registered structure from this process's old block to its new one.
 void redistribute_data(Partition old_block, Partition new_block);
 

@@ -159,6 +159,14 @@ int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, in
   });
 }
 
+int XMPI_Unregister(void* ptr_address) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::unregister(ptr_address);
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
   return guarded([&] {
     flexmpi::redistribute_data({scount, sdispl}, {rcount, rdispl});

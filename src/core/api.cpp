@@ -134,6 +134,12 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
+void unregister(const void* address) {
+  Runtime& runtime = Runtime::get();
+  runtime.state().data().unregister(address);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
+}
+
 void redistribute_data(Partition old_block, Partition new_block) {
   Runtime::get().redistribute({old_block.count, old_block.displ},
                               {new_block.count, new_block.displ});

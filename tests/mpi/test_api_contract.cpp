@@ -1,0 +1,118 @@
+// The API fails at the call that is wrong, and keeps the contract of its
+// header (issue 33). The tests run in order on one runtime, whose
+// decomposition has kRows rows.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "mpi_test_util.hpp"
+
+namespace flexmpi::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kRows = 1000;
+
+struct Block {
+  int count = 0;
+  int displ = 0;
+};
+
+Block own_block() {
+  Block block;
+  must(XMPI_Get_wsize(world_rank(), world_size(), kRows, &block.count, &block.displ),
+       "XMPI_Get_wsize");
+  return block;
+}
+
+// A malloc'ed buffer of `block`'s rows whose element of global row i is `scale` * i.
+double* rows_times(const Block& block, double scale) {
+  auto* x = static_cast<double*>(std::malloc(sizeof(double) * (block.count > 0 ? block.count : 1)));
+  for (int i = 0; i < block.count; ++i) x[i] = scale * (block.displ + i);
+  return x;
+}
+
+// The rows, over every process, whose element is not `scale` * their global
+// row: 0 when every row is where `block` says.
+double misplaced(const double* x, const Block& block, double scale) {
+  double wrong = 0.0;
+  for (int i = 0; i < block.count; ++i) wrong += x[i] != scale * (block.displ + i) ? 1.0 : 0.0;
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
+  return wrong;
+}
+
+// The sum of every element, over every process.
+double checksum(const double* x, const Block& block) {
+  double sum = 0.0;
+  for (int i = 0; i < block.count; ++i) sum += x[i];
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
+  return sum;
+}
+
+// Blocks in proportion to rank + 1 (every process gets another block than
+// the equal one): this process's.
+Block uneven_block() {
+  const int size = world_size(), rank = world_rank();
+  const int weights = size * (size + 1) / 2;
+  Block block;
+  for (int p = 0; p <= rank; ++p) {
+    block.displ += block.count;
+    block.count = p == size - 1 ? kRows - block.displ : kRows * (p + 1) / weights;
+  }
+  return block;
+}
+
+TEST(ApiContract, AnUnregisteredVectorStaysAndTheOthersStillMove) {
+  const Block before = own_block();
+  double* x = rows_times(before, 1.0);
+  double* y = rows_times(before, -1.0);
+  double* z = rows_times(before, 2.0);
+  for (double** v : {&x, &y, &z}) {
+    must(XMPI_Register_vector(v, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
+  }
+  const double x_sum = checksum(x, before), z_sum = checksum(z, before);
+  ASSERT_EQ(XMPI_Unregister(&y), XMPI_SUCCESS) << XMPI_Last_error_message();
+  double* const y_buffer = y;
+
+  const Block after = uneven_block();
+  ASSERT_EQ(XMPI_Redistribute_data(before.count, before.displ, after.count, after.displ),
+            XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  EXPECT_EQ(checksum(x, after), x_sum);
+  EXPECT_EQ(checksum(z, after), z_sum);
+  EXPECT_EQ(misplaced(x, after, 1.0), 0.0);
+  EXPECT_EQ(misplaced(z, after, 2.0), 0.0);
+  // y is the application's: the same buffer, its old rows.
+  EXPECT_EQ(y, y_buffer);
+  EXPECT_EQ(misplaced(y, before, -1.0), 0.0);
+
+  // Back to the blocks the other tests expect.
+  must(XMPI_Redistribute_data(after.count, after.displ, before.count, before.displ),
+       "XMPI_Redistribute_data");
+  EXPECT_EQ(misplaced(x, before, 1.0), 0.0);
+  for (double** v : {&x, &z}) must(XMPI_Unregister(v), "XMPI_Unregister");
+  EXPECT_EQ(runtime().state().data().structure_count(), 0u);
+  for (double* v : {x, y, z}) std::free(v);
+}
+
+TEST(ApiContract, UnregisteringAnUnknownAddressIsAnArgumentError) {
+  const Block mine = own_block();
+  double* x = rows_times(mine, 1.0);
+  EXPECT_EQ(XMPI_Unregister(&x), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("not registered"));
+  must(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
+  EXPECT_EQ(XMPI_Unregister(x), XMPI_ERR_ARG);  // the buffer, not the pointer's address
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("&x, not x"));
+  EXPECT_EQ(XMPI_Unregister(nullptr), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("ptr_address"));
+  EXPECT_EQ(XMPI_Unregister(&x), XMPI_SUCCESS) << XMPI_Last_error_message();
+  EXPECT_EQ(XMPI_Unregister(&x), XMPI_ERR_ARG);  // once only
+  std::free(x);
+}
+
+}  // namespace
+}  // namespace flexmpi::test
