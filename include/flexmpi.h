@@ -129,8 +129,11 @@ int XMPI_Get_process_status(void);
 /* ---- data registration and redistribution (thesis 4.5, Alg. 4) ------------ */
 /*
  * Registered structures share one row decomposition of `size` rows and follow
- * it when it changes. Pass the ADDRESS of your pointer: the buffer must come
- * from malloc, and flexmpi reallocates it and updates your pointer. With
+ * it when it changes. `size` is the GLOBAL size, the dsize of XMPI_Get_wsize:
+ * a registration of another size than the decomposition's (set by
+ * XMPI_Get_wsize, or by an earlier registration) is XMPI_ERR_ARG naming both,
+ * and registers nothing. Pass the ADDRESS of your pointer: the buffer must
+ * come from malloc, and flexmpi reallocates it and updates your pointer. With
  * XMPI_DISTRIBUTED a process holds only its rows; with XMPI_REPLICATED it
  * holds all `size` rows but owns (and updates) only its own. Every process
  * registers (and unregisters) the same structures in the same order.

@@ -59,7 +59,8 @@ void monitor_si_init();
 enum class Scheme { distributed = 0, replicated = 1 };
 
 /// Registers structures that follow the decomposition (see flexmpi.h):
-/// `data` is the address of a malloc'ed pointer flexmpi may reallocate.
+/// `data` is the address of a malloc'ed pointer flexmpi may reallocate, and
+/// `size` the decomposition's global size (another is Error(invalid_argument)).
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,

@@ -48,9 +48,23 @@ void require_own(const Runtime& runtime, int rank, int nprocs) {
   }
 }
 
-void require_size(std::int64_t size) {
+// Registered structures follow the application's decomposition: a size of
+// another (a process's count for the global size, say) failed only at the
+// first rebalance, far from the call that was wrong.
+void require_decomposition_size(const Runtime& runtime, std::int64_t size) {
   if (size < 0)
     throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
+  std::int64_t rows = runtime.state().global_rows();
+  std::string source = "XMPI_Get_wsize dsize";
+  if (rows < 0) {
+    rows = runtime.state().data().rows();
+    source = "the structures registered before";
+  }
+  if (rows >= 0 && size != rows) {
+    throw Error(Errc::invalid_argument, "size=" + std::to_string(size) +
+                                            ": the decomposition has " + std::to_string(rows) +
+                                            " rows (" + source + "); pass the global size");
+  }
 }
 
 // This process's block of the application's decomposition is `rows` rows:
@@ -111,16 +125,16 @@ void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Sche
 }  // namespace
 
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_vector");
   runtime.state().data().register_vector(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_dense");
   runtime.state().data().register_dense(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
@@ -128,8 +142,8 @@ void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme sc
 
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   runtime.state().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }

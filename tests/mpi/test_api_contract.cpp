@@ -66,6 +66,22 @@ Block uneven_block() {
   return block;
 }
 
+TEST(ApiContract, ARegistrationOfAnotherSizeIsRefusedNamingBothSizes) {
+  const Block mine = own_block();  // the decomposition: kRows rows
+  double* x = rows_times(mine, 1.0);
+  EXPECT_EQ(XMPI_Register_vector(&x, mine.count, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("size=" + std::to_string(mine.count) + ":"));
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr(std::to_string(kRows) + " rows"));
+  EXPECT_EQ(XMPI_Register_dense(&x, kRows + 1, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("pass the global size"));
+  EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
+  // The global size is fine.
+  EXPECT_EQ(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  EXPECT_EQ(XMPI_Unregister(&x), XMPI_SUCCESS) << XMPI_Last_error_message();
+  std::free(x);
+}
+
 TEST(ApiContract, AnUnregisteredVectorStaysAndTheOthersStillMove) {
   const Block before = own_block();
   double* x = rows_times(before, 1.0);
