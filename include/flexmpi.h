@@ -169,6 +169,16 @@ int XMPI_Unregister(void* ptr_address);
  */
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
 
+/**
+ * *changed = 1 if the last of the calls that may change the blocks
+ * (XMPI_Eval_lbalance, XMPI_Eval_reconfig, XMPI_Redistribute_data,
+ * XMPI_Spawn, XMPI_Remove, XMPI_Send_data, XMPI_Get_data) changed any
+ * process's block or the number of processes, else 0 (also before any of
+ * them). The same on every process: rebuild what depends on the blocks (a
+ * halo exchange, the counts of an MPI_Allgatherv) only when it is 1. Local.
+ */
+int XMPI_Get_blocks_changed(int* changed);
+
 /* ---- dynamic load balancing (thesis 5.2, Fig. 5.4, Alg. 5) ---------------- */
 
 /**
@@ -193,8 +203,9 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
  * redistributed, and *count / *displ become the new block: the registered
  * pointers, count and displ may all change under the caller, so read them
  * again after the call, and the other processes' blocks with
- * XMPI_Get_decomposition. Collective. weight: per-row workload (size entries,
- * the same on every process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ * XMPI_Get_decomposition (XMPI_Get_blocks_changed says whether any moved).
+ * Collective. weight: per-row workload (size entries, the same on every
+ * process) for FLEXMPI_LB_MODEL=weight, else NULL.
  */
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);

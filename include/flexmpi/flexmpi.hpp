@@ -70,6 +70,11 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
 void unregister(const void* address);
 /// Moves every registered structure from this process's old block to its new one.
 void redistribute_data(Partition old_block, Partition new_block);
+/// XMPI_Get_blocks_changed: whether the last call that may change the blocks
+/// (eval_lbalance, eval_reconfig, redistribute_data, spawn_processes,
+/// remove_processes, remove_ranks, send_data, get_data, reconfigure)
+/// changed any process's block.
+bool blocks_changed();
 
 /// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
 /// this process's block, unchanged unless the data were redistributed.

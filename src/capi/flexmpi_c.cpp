@@ -167,6 +167,14 @@ int XMPI_Unregister(void* ptr_address) {
   });
 }
 
+int XMPI_Get_blocks_changed(int* changed) {
+  return guarded([&] {
+    require_pointer(changed, "changed");
+    *changed = flexmpi::blocks_changed() ? 1 : 0;
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
   return guarded([&] {
     flexmpi::redistribute_data({scount, sdispl}, {rcount, rdispl});

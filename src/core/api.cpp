@@ -67,6 +67,20 @@ void require_decomposition_size(const Runtime& runtime, std::int64_t size) {
   }
 }
 
+// Around a call that may change the blocks: records whether it changed any
+// (blocks_changed), whether it returns or throws.
+class BlockChangeWatch {
+ public:
+  BlockChangeWatch() : state_(Runtime::get().state()), before_(state_.blocks()) {}
+  BlockChangeWatch(const BlockChangeWatch&) = delete;
+  BlockChangeWatch& operator=(const BlockChangeWatch&) = delete;
+  ~BlockChangeWatch() { state_.set_blocks_changed(state_.blocks() != before_); }
+
+ private:
+  DecompositionState& state_;
+  const Decomposition before_;
+};
+
 // This process's block of the application's decomposition is `rows` rows:
 // its work units (the metric without counters, SPEC section 2), except under
 // the weight model once weights were seen, whose work is its rows' weights
@@ -155,9 +169,12 @@ void unregister(const void* address) {
 }
 
 void redistribute_data(Partition old_block, Partition new_block) {
+  const BlockChangeWatch watch;
   Runtime::get().redistribute({old_block.count, old_block.displ},
                               {new_block.count, new_block.displ});
 }
+
+bool blocks_changed() { return Runtime::get().state().blocks_changed(); }
 
 namespace {
 
@@ -220,11 +237,13 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
 
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight) {
+  const BlockChangeWatch watch;
   return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request({}, {}));
 }
 
 Partition eval_reconfig(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight, const ReconfigureOptions& options) {
+  const BlockChangeWatch watch;
   return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request(options));
 }
 
@@ -237,23 +256,33 @@ void spawn_processes(const std::string& command, std::span<const std::string> ar
   request.node_classes.assign(node_classes.begin(), node_classes.end());
   request.info = options.info;
   request.batch = options.batch;
+  const BlockChangeWatch watch;
   Runtime::get().processes().spawn(request);
 }
 
 void remove_processes(int nprocs, std::span<const std::string> node_classes) {
+  const BlockChangeWatch watch;
   Runtime::get().processes().remove(nprocs, node_classes);
 }
 
-void remove_ranks(std::span<const int> ranks) { Runtime::get().processes().remove_ranks(ranks); }
+void remove_ranks(std::span<const int> ranks) {
+  const BlockChangeWatch watch;
+  Runtime::get().processes().remove_ranks(ranks);
+}
 
-int get_data() { return Runtime::get().processes().get_data(); }
+int get_data() {
+  const BlockChangeWatch watch;
+  return Runtime::get().processes().get_data();
+}
 
 Partition send_data(int iteration) {
+  const BlockChangeWatch watch;
   return to_partition(Runtime::get().processes().send_data(iteration));
 }
 
 Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
                       const ReconfigureOptions& options) {
+  const BlockChangeWatch watch;
   return to_partition(
       Runtime::get().processes().reconfigure(processes, iteration, spawn_request(options)));
 }

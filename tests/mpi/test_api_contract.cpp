@@ -66,6 +66,12 @@ Block uneven_block() {
   return block;
 }
 
+int blocks_changed() {
+  int changed = -1;
+  must(XMPI_Get_blocks_changed(&changed), "XMPI_Get_blocks_changed");
+  return changed;
+}
+
 TEST(ApiContract, ARegistrationOfAnotherSizeIsRefusedNamingBothSizes) {
   const Block mine = own_block();  // the decomposition: kRows rows
   double* x = rows_times(mine, 1.0);
@@ -98,6 +104,7 @@ TEST(ApiContract, AnUnregisteredVectorStaysAndTheOthersStillMove) {
   ASSERT_EQ(XMPI_Redistribute_data(before.count, before.displ, after.count, after.displ),
             XMPI_SUCCESS)
       << XMPI_Last_error_message();
+  EXPECT_EQ(blocks_changed(), 1);
   EXPECT_EQ(checksum(x, after), x_sum);
   EXPECT_EQ(checksum(z, after), z_sum);
   EXPECT_EQ(misplaced(x, after, 1.0), 0.0);
@@ -106,9 +113,13 @@ TEST(ApiContract, AnUnregisteredVectorStaysAndTheOthersStillMove) {
   EXPECT_EQ(y, y_buffer);
   EXPECT_EQ(misplaced(y, before, -1.0), 0.0);
 
-  // Back to the blocks the other tests expect.
+  // Back to the blocks the other tests expect; a call that moves nothing says so.
   must(XMPI_Redistribute_data(after.count, after.displ, before.count, before.displ),
        "XMPI_Redistribute_data");
+  EXPECT_EQ(blocks_changed(), 1);
+  must(XMPI_Redistribute_data(before.count, before.displ, before.count, before.displ),
+       "XMPI_Redistribute_data");
+  EXPECT_EQ(blocks_changed(), 0);
   EXPECT_EQ(misplaced(x, before, 1.0), 0.0);
   for (double** v : {&x, &z}) must(XMPI_Unregister(v), "XMPI_Unregister");
   EXPECT_EQ(runtime().state().data().structure_count(), 0u);
@@ -128,6 +139,11 @@ TEST(ApiContract, UnregisteringAnUnknownAddressIsAnArgumentError) {
   EXPECT_EQ(XMPI_Unregister(&x), XMPI_SUCCESS) << XMPI_Last_error_message();
   EXPECT_EQ(XMPI_Unregister(&x), XMPI_ERR_ARG);  // once only
   std::free(x);
+}
+
+TEST(ApiContract, BlocksChangedNeedsAPointer) {
+  EXPECT_EQ(XMPI_Get_blocks_changed(nullptr), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("changed"));
 }
 
 }  // namespace
