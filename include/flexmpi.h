@@ -206,6 +206,12 @@ int XMPI_Get_blocks_changed(int* changed);
  * XMPI_Get_decomposition (XMPI_Get_blocks_changed says whether any moved).
  * Collective. weight: per-row workload (size entries, the same on every
  * process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ * It never spawns or removes processes, under any FLEXMPI_POLICY: with a
+ * malleability policy (smp, hpmp, amp) it balances only, and a process
+ * change the policy calls for waits for the next XMPI_Eval_reconfig (a due
+ * FLEXMPI_SCHEDULE line stays due); the trace record of that interval says
+ * so ("process_change_waits_for": "XMPI_Eval_reconfig", the change under
+ * "waiting_change").
  */
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);

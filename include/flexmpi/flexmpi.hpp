@@ -77,7 +77,8 @@ void redistribute_data(Partition old_block, Partition new_block);
 bool blocks_changed();
 
 /// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
-/// this process's block, unchanged unless the data were redistributed.
+/// this process's block, unchanged unless the data were redistributed. Never
+/// spawns or removes processes, whatever FLEXMPI_POLICY says (see flexmpi.h).
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight = {});
 

@@ -210,9 +210,10 @@ SpawnRequest spawn_request(const ReconfigureOptions& options) {
   return request;
 }
 
-// XMPI_Eval_lbalance and XMPI_Eval_reconfig: the same checks, one loop.
+// XMPI_Eval_lbalance (`how` null: the processes may not change) and
+// XMPI_Eval_reconfig: the same checks, one loop.
 Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Partition current,
-                   std::span<const double> weight, const SpawnRequest& how) {
+                   std::span<const double> weight, const SpawnRequest* how) {
   Runtime& runtime = Runtime::get();
   require_own(runtime, rank, nprocs);
   if (iteration < 0 || max_iterations <= iteration) {
@@ -238,13 +239,14 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight) {
   const BlockChangeWatch watch;
-  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request({}, {}));
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, nullptr);
 }
 
 Partition eval_reconfig(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight, const ReconfigureOptions& options) {
   const BlockChangeWatch watch;
-  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request(options));
+  const SpawnRequest how = spawn_request(options);
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, &how);
 }
 
 bool spawn_supported() { return !ProcessManager::spawn_unsupported_reason().has_value(); }

@@ -6,7 +6,9 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "mpi_test_util.hpp"
 
@@ -66,10 +68,27 @@ Block uneven_block() {
   return block;
 }
 
+// Every process's block: counts, then displacements.
+std::vector<int> decomposition() {
+  const int size = world_size();
+  std::vector<int> blocks(2 * static_cast<std::size_t>(size));
+  must(XMPI_Get_decomposition(size, kRows, blocks.data(), blocks.data() + size),
+       "XMPI_Get_decomposition");
+  return blocks;
+}
+
 int blocks_changed() {
   int changed = -1;
   must(XMPI_Get_blocks_changed(&changed), "XMPI_Get_blocks_changed");
   return changed;
+}
+
+// The records of FLEXMPI_TRACE, one line each (rank 0 writes it).
+std::vector<std::string> trace_lines() {
+  std::vector<std::string> lines;
+  std::ifstream trace(std::getenv("FLEXMPI_TRACE"));
+  for (std::string line; std::getline(trace, line);) lines.push_back(line);
+  return lines;
 }
 
 TEST(ApiContract, ARegistrationOfAnotherSizeIsRefusedNamingBothSizes) {
@@ -144,6 +163,47 @@ TEST(ApiContract, UnregisteringAnUnknownAddressIsAnArgumentError) {
 TEST(ApiContract, BlocksChangedNeedsAPointer) {
   EXPECT_EQ(XMPI_Get_blocks_changed(nullptr), XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("changed"));
+}
+
+// balanced_loop.c of the README under FLEXMPI_POLICY=smp, whose schedule's
+// spawn is due from iteration 5 on (FLEXMPI_SCHEDULE, see CMakeLists.txt):
+// XMPI_Eval_lbalance keeps the processes and the data, and every interval's
+// record says that the spawn waits.
+TEST(ApiContract, EvalLbalanceNeverChangesProcessesAndTheDueSpawnWaits) {
+  const int nprocs = world_size(), rank = world_rank();
+  const std::size_t traced_before = rank == 0 ? trace_lines().size() : 0;
+  Block mine = own_block();
+  double* x = rows_times(mine, 1.0);
+  must(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
+  constexpr int kIterations = 30;
+  for (int it = 0; it < kIterations; ++it) {
+    monitored_iteration([&] {
+      for (int i = 0; i < mine.count; ++i) x[i] += 1.0;
+    });
+    const std::vector<int> blocks = decomposition();
+    must(XMPI_Eval_lbalance(rank, nprocs, it, kIterations, &mine.count, &mine.displ, nullptr),
+         "XMPI_Eval_lbalance");
+    ASSERT_EQ(world_size(), nprocs) << "after iteration " << it;
+    ASSERT_EQ(XMPI_Get_process_status(), XMPI_RUNNING);
+    EXPECT_EQ(blocks_changed(), decomposition() != blocks ? 1 : 0) << "after iteration " << it;
+  }
+  for (int i = 0; i < mine.count; ++i) x[i] -= kIterations;
+  EXPECT_EQ(misplaced(x, mine, 1.0), 0.0);
+  must(XMPI_Unregister(&x), "XMPI_Unregister");
+  std::free(x);
+  if (rank != 0) return;
+  // FLEXMPI_SAMPLING_INTERVAL=5: 6 intervals, the spawn due in the last 5.
+  const std::vector<std::string> lines = trace_lines();
+  ASSERT_EQ(lines.size() - traced_before, 6u);
+  int waiting = 0;
+  for (std::size_t k = traced_before; k < lines.size(); ++k) {
+    EXPECT_THAT(lines[k], ::testing::Not(HasSubstr("\"reconfigurations\"")));
+    if (lines[k].find(R"("process_change_waits_for":"XMPI_Eval_reconfig")") != std::string::npos) {
+      EXPECT_THAT(lines[k], HasSubstr(R"("action":"spawn")"));
+      ++waiting;
+    }
+  }
+  EXPECT_EQ(waiting, 5);
 }
 
 }  // namespace
