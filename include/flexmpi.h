@@ -137,6 +137,20 @@ int XMPI_Get_process_status(void);
  * XMPI_DISTRIBUTED a process holds only its rows; with XMPI_REPLICATED it
  * holds all `size` rows but owns (and updates) only its own. Every process
  * registers (and unregisters) the same structures in the same order.
+ *
+ * Resizing a registered buffer. Between flexmpi calls the buffer is the
+ * application's: it may realloc it (e.g. larger, for halo rows after its
+ * block's) or replace it with another malloc'ed one, provided it stores the
+ * new pointer through the registered address (x = realloc(x, ...) on the
+ * registered x) and the block's rows stay at its start (all `size` rows when
+ * replicated). flexmpi reads and writes only those rows. A call that changes
+ * this process's block of a distributed structure (XMPI_Get_blocks_changed
+ * says when blocks changed) may reallocate the buffer to exactly the new
+ * block's size, or move the rows in place and keep it: either way nothing
+ * past the block's rows survives (extra capacity may be given back, halo
+ * contents are lost). Grow it again after such a call. A replicated buffer
+ * is never reallocated, and a call that leaves this process's block as it
+ * was leaves its buffer untouched.
  */
 
 /** A vector of `size` elements of `type`. */
@@ -222,15 +236,20 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int*
  * "lb" it balances, with "none" it only monitors; a malleability policy
  * ("smp": the predefined schedule of FLEXMPI_SCHEDULE) may also spawn or
  * remove processes at the end of a sampling interval, then rebalance every
- * row. New processes run `command` (NULL: this program) with `argv`
+ * row. Policies decide only at sampling-interval ends: a FLEXMPI_SCHEDULE
+ * line "<iteration> spawn|remove ..." is carried out at the first interval
+ * end whose `it` is at or after its iteration (with
+ * FLEXMPI_SAMPLING_INTERVAL=10 and a loop from it = 0, "40 spawn 1" spawns
+ * at the end of it = 49, and the new process starts at 50), one line per
+ * interval. New processes run `command` (NULL: this program) with `argv`
  * (NULL-terminated; NULL with a NULL command: this program's own
  * arguments); they register the same structures, call XMPI_Get_data(&it)
- * and continue the loop from `it`. After the call every process reads its
- * rank and size from XMPI_COMM_WORLD again and its block from *count /
- * *displ; a process whose XMPI_Get_process_status() is XMPI_REMOVED leaves
- * the loop and calls MPI_Finalize. A process change the policy asks for and
- * the machine refuses (no free processing element) is logged and skipped.
- * Collective.
+ * and continue the loop from `it` (it + 1 of this call). After the call
+ * every process reads its rank and size from XMPI_COMM_WORLD again and its
+ * block from *count / *displ; a process whose XMPI_Get_process_status() is
+ * XMPI_REMOVED leaves the loop and calls MPI_Finalize. A process change the
+ * policy asks for and the machine refuses (no free processing element) is
+ * logged and skipped. Collective.
  */
 int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight, char* argv[], char* command);
@@ -289,9 +308,12 @@ int XMPI_Remove(int nprocs, char* node_class[]);
 /**
  * In a newly spawned process, after registering the same structures as the
  * others (with its empty block, from XMPI_Get_wsize): receives its rows of
- * every registered structure and the current iteration (*it). The running
- * processes call XMPI_Send_data at the same time. Afterwards call
- * XMPI_Get_wsize again for the new block; the status becomes XMPI_RUNNING.
+ * every registered structure and *it, the iteration its loop starts from:
+ * the `it` the running processes pass to XMPI_Send_data at the same time
+ * (from XMPI_Eval_reconfig, the iteration after the one that spawned it, so
+ * `for (; it < maxit; ++it)` runs the iterations the others have not yet).
+ * Afterwards call XMPI_Get_wsize again for the new block; the status
+ * becomes XMPI_RUNNING.
  */
 int XMPI_Get_data(int* it);
 
