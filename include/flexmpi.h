@@ -129,10 +129,28 @@ int XMPI_Get_process_status(void);
 /* ---- data registration and redistribution (thesis 4.5, Alg. 4) ------------ */
 /*
  * Registered structures share one row decomposition of `size` rows and follow
- * it when it changes. Pass the ADDRESS of your pointer: the buffer must come
- * from malloc, and flexmpi reallocates it and updates your pointer. With
+ * it when it changes. `size` is the GLOBAL size, the dsize of XMPI_Get_wsize:
+ * a registration of another size than the decomposition's (set by
+ * XMPI_Get_wsize, or by an earlier registration) is XMPI_ERR_ARG naming both,
+ * and registers nothing. Pass the ADDRESS of your pointer: the buffer must
+ * come from malloc, and flexmpi reallocates it and updates your pointer. With
  * XMPI_DISTRIBUTED a process holds only its rows; with XMPI_REPLICATED it
- * holds all `size` rows but owns (and updates) only its own.
+ * holds all `size` rows but owns (and updates) only its own. Every process
+ * registers (and unregisters) the same structures in the same order.
+ *
+ * Resizing a registered buffer. Between flexmpi calls the buffer is the
+ * application's: it may realloc it (e.g. larger, for halo rows after its
+ * block's) or replace it with another malloc'ed one, provided it stores the
+ * new pointer through the registered address (x = realloc(x, ...) on the
+ * registered x) and the block's rows stay at its start (all `size` rows when
+ * replicated). flexmpi reads and writes only those rows. A call that changes
+ * this process's block of a distributed structure (XMPI_Get_blocks_changed
+ * says when blocks changed) may reallocate the buffer to exactly the new
+ * block's size, or move the rows in place and keep it: either way nothing
+ * past the block's rows survives (extra capacity may be given back, halo
+ * contents are lost). Grow it again after such a call. A replicated buffer
+ * is never reallocated, and a call that leaves this process's block as it
+ * was leaves its buffer untouched.
  */
 
 /** A vector of `size` elements of `type`. */
@@ -148,12 +166,32 @@ int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Sch
 int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
                          MPI_Datatype type, XMPI_Scheme scheme);
 /**
+ * Stops following a registered structure: ptr_address is the address given
+ * at its registration (for a sparse matrix, ia_address). Its buffers become
+ * the application's, as they are now: flexmpi no longer moves or frees them
+ * (so the pointer need not outlive the loop at file scope). An address that
+ * is not registered is XMPI_ERR_ARG. Local, but every process must
+ * unregister the same structures before the next call that moves rows.
+ */
+int XMPI_Unregister(void* ptr_address);
+
+/**
  * Moves every registered structure from this process's old block
  * (scount rows at sdispl) to its new one (rcount rows at rdispl). Collective.
  * Only rows that change owner move. If the blocks of all processes do not
  * tile the rows exactly, every process gets XMPI_ERR_ARG and nothing changes.
  */
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
+
+/**
+ * *changed = 1 if the last of the calls that may change the blocks
+ * (XMPI_Eval_lbalance, XMPI_Eval_reconfig, XMPI_Redistribute_data,
+ * XMPI_Spawn, XMPI_Remove, XMPI_Send_data, XMPI_Get_data) changed any
+ * process's block or the number of processes, else 0 (also before any of
+ * them). The same on every process: rebuild what depends on the blocks (a
+ * halo exchange, the counts of an MPI_Allgatherv) only when it is 1. Local.
+ */
+int XMPI_Get_blocks_changed(int* changed);
 
 /* ---- dynamic load balancing (thesis 5.2, Fig. 5.4, Alg. 5) ---------------- */
 
@@ -179,8 +217,15 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
  * redistributed, and *count / *displ become the new block: the registered
  * pointers, count and displ may all change under the caller, so read them
  * again after the call, and the other processes' blocks with
- * XMPI_Get_decomposition. Collective. weight: per-row workload (size entries,
- * the same on every process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ * XMPI_Get_decomposition (XMPI_Get_blocks_changed says whether any moved).
+ * Collective. weight: per-row workload (size entries, the same on every
+ * process) for FLEXMPI_LB_MODEL=weight, else NULL.
+ * It never spawns or removes processes, under any FLEXMPI_POLICY: with a
+ * malleability policy (smp, hpmp, amp) it balances only, and a process
+ * change the policy calls for waits for the next XMPI_Eval_reconfig (a due
+ * FLEXMPI_SCHEDULE line stays due); the trace record of that interval says
+ * so ("process_change_waits_for": "XMPI_Eval_reconfig", the change under
+ * "waiting_change").
  */
 int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight);
@@ -191,15 +236,20 @@ int XMPI_Eval_lbalance(int rank, int nprocs, int it, int maxit, int* count, int*
  * "lb" it balances, with "none" it only monitors; a malleability policy
  * ("smp": the predefined schedule of FLEXMPI_SCHEDULE) may also spawn or
  * remove processes at the end of a sampling interval, then rebalance every
- * row. New processes run `command` (NULL: this program) with `argv`
+ * row. Policies decide only at sampling-interval ends: a FLEXMPI_SCHEDULE
+ * line "<iteration> spawn|remove ..." is carried out at the first interval
+ * end whose `it` is at or after its iteration (with
+ * FLEXMPI_SAMPLING_INTERVAL=10 and a loop from it = 0, "40 spawn 1" spawns
+ * at the end of it = 49, and the new process starts at 50), one line per
+ * interval. New processes run `command` (NULL: this program) with `argv`
  * (NULL-terminated; NULL with a NULL command: this program's own
  * arguments); they register the same structures, call XMPI_Get_data(&it)
- * and continue the loop from `it`. After the call every process reads its
- * rank and size from XMPI_COMM_WORLD again and its block from *count /
- * *displ; a process whose XMPI_Get_process_status() is XMPI_REMOVED leaves
- * the loop and calls MPI_Finalize. A process change the policy asks for and
- * the machine refuses (no free processing element) is logged and skipped.
- * Collective.
+ * and continue the loop from `it` (it + 1 of this call). After the call
+ * every process reads its rank and size from XMPI_COMM_WORLD again and its
+ * block from *count / *displ; a process whose XMPI_Get_process_status() is
+ * XMPI_REMOVED leaves the loop and calls MPI_Finalize. A process change the
+ * policy asks for and the machine refuses (no free processing element) is
+ * logged and skipped. Collective.
  */
 int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int* count, int* displ,
                        double* weight, char* argv[], char* command);
@@ -258,9 +308,12 @@ int XMPI_Remove(int nprocs, char* node_class[]);
 /**
  * In a newly spawned process, after registering the same structures as the
  * others (with its empty block, from XMPI_Get_wsize): receives its rows of
- * every registered structure and the current iteration (*it). The running
- * processes call XMPI_Send_data at the same time. Afterwards call
- * XMPI_Get_wsize again for the new block; the status becomes XMPI_RUNNING.
+ * every registered structure and *it, the iteration its loop starts from:
+ * the `it` the running processes pass to XMPI_Send_data at the same time
+ * (from XMPI_Eval_reconfig, the iteration after the one that spawned it, so
+ * `for (; it < maxit; ++it)` runs the iterations the others have not yet).
+ * Afterwards call XMPI_Get_wsize again for the new block; the status
+ * becomes XMPI_RUNNING.
  */
 int XMPI_Get_data(int* it);
 

@@ -59,16 +59,26 @@ void monitor_si_init();
 enum class Scheme { distributed = 0, replicated = 1 };
 
 /// Registers structures that follow the decomposition (see flexmpi.h):
-/// `data` is the address of a malloc'ed pointer flexmpi may reallocate.
+/// `data` is the address of a malloc'ed pointer flexmpi may reallocate, and
+/// `size` the decomposition's global size (another is Error(invalid_argument)).
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme);
+/// XMPI_Unregister: stops following the structure registered at `address`
+/// (for a sparse matrix, its ia address); its buffers stay the caller's.
+void unregister(const void* address);
 /// Moves every registered structure from this process's old block to its new one.
 void redistribute_data(Partition old_block, Partition new_block);
+/// XMPI_Get_blocks_changed: whether the last call that may change the blocks
+/// (eval_lbalance, eval_reconfig, redistribute_data, spawn_processes,
+/// remove_processes, remove_ranks, send_data, get_data, reconfigure)
+/// changed any process's block.
+bool blocks_changed();
 
 /// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
-/// this process's block, unchanged unless the data were redistributed.
+/// this process's block, unchanged unless the data were redistributed. Never
+/// spawns or removes processes, whatever FLEXMPI_POLICY says (see flexmpi.h).
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight = {});
 

@@ -159,6 +159,22 @@ int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, in
   });
 }
 
+int XMPI_Unregister(void* ptr_address) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::unregister(ptr_address);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Get_blocks_changed(int* changed) {
+  return guarded([&] {
+    require_pointer(changed, "changed");
+    *changed = flexmpi::blocks_changed() ? 1 : 0;
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
   return guarded([&] {
     flexmpi::redistribute_data({scount, sdispl}, {rcount, rdispl});

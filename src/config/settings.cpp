@@ -205,7 +205,10 @@ std::vector<SettingDescriptor> malleability_settings() {
       {"FLEXMPI_SCHEDULE", "schedule", "(none)",
        "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",
        "predefined process schedule of the smp policy (thesis 5.4.1); with one, smp adds "
-       "processes only when the schedule says (idle PEs bound it, reclaims still count)",
+       "processes only when the schedule says (idle PEs bound it, reclaims still count); an "
+       "action runs at the first sampling-interval end at or after its iteration (40 with "
+       "FLEXMPI_SAMPLING_INTERVAL=10: at the end of iteration 49), from XMPI_Eval_reconfig "
+       "only (XMPI_Eval_lbalance leaves it due)",
        [](Config& c, std::string_view v) {
          try {
            c.schedule = read_schedule(std::string(v));

@@ -139,7 +139,7 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
 void AdaptationController::flush_trace() { trace_interval({}); }
 
 RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
-                                        std::span<const double> weight, const SpawnRequest& how) {
+                                        std::span<const double> weight, const SpawnRequest* how) {
   context_.note_api_call();
   if (state_.blocks().empty()) {
     throw Error(Errc::bad_state,
@@ -184,6 +184,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   IntervalInput input{*last_interval_, iteration, max_iterations,
                       weight,          state_,    redistribution_cost_};
   input.reconfiguration_seconds = last_interval_->reconfiguration_seconds();
+  input.may_change_processes = how != nullptr;
   ResourceView resources;
   CommunicationReplay communication;
   if (policy_->uses_resources() && processes_ != nullptr) {
@@ -194,17 +195,22 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
     input.communication = &communication;
   }
   PolicyDecision decision = policy_->on_interval(input);
-  require_same_change(decision);
+  require_same_change(decision, input.may_change_processes);
   extra.update(decision.record);
   const Decomposition measured_on = state_.blocks();
   if (decision.target) extra.update(carry_out(*decision.target, weight));
   forecast_next(measured_on, decision.change ? &*decision.change : nullptr);
   trace_interval(extra);  // a process change goes into the next interval's record
-  if (decision.change) return change_processes(*decision.change, iteration, how);
+  if (decision.change) return change_processes(*decision.change, iteration, *how);
   return state_.own_block();
 }
 
-void AdaptationController::require_same_change(const PolicyDecision& decision) const {
+void AdaptationController::require_same_change(const PolicyDecision& decision,
+                                               bool may_change_processes) const {
+  if (decision.change && !may_change_processes) {
+    throw Error(Errc::internal, "policy '" + std::string(policy_->name()) +
+                                    "' changed processes from XMPI_Eval_lbalance");
+  }
   // Every process runs the policy on the same report; should their decisions
   // still differ (a policy reading a value only one process has), the ones
   // that spawn would wait forever for the others. One allreduce per interval

@@ -50,9 +50,11 @@ class AdaptationController final : public ReconfigurationHooks {
   /// iteration opened by XMPI_Monitor_si_init and, once per closed interval,
   /// asks the policy and carries out its decision: new blocks, or processes
   /// spawned (as `how` says; they resume at iteration + 1) or removed.
+  /// `how` null (XMPI_Eval_lbalance): the processes may not change, and the
+  /// policy only balances (IntervalInput::may_change_processes).
   /// Returns this process's block ({0, 0} if it was removed).
   RowBlock evaluate(int iteration, int max_iterations, std::span<const double> weight,
-                    const SpawnRequest& how);
+                    const SpawnRequest* how);
   /// Writes the record of an interval nobody evaluated (MPI_Finalize).
   void flush_trace();
 
@@ -84,8 +86,9 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Moves the data to the policy's blocks and records what it cost.
   nlohmann::json carry_out(const Decomposition& target, std::span<const double> weight);
   /// Throws on every process if the policy's process change differs between
-  /// processes (collective), instead of letting them wait for each other.
-  void require_same_change(const PolicyDecision& decision) const;
+  /// processes (collective), instead of letting them wait for each other, or
+  /// if the policy changes processes where it may not.
+  void require_same_change(const PolicyDecision& decision, bool may_change_processes) const;
   /// Spawns or removes the processes of a policy's change, then rebalances.
   RowBlock change_processes(const ProcessChange& change, int iteration, const SpawnRequest& how);
 

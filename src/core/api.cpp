@@ -48,10 +48,38 @@ void require_own(const Runtime& runtime, int rank, int nprocs) {
   }
 }
 
-void require_size(std::int64_t size) {
+// Registered structures follow the application's decomposition: a size of
+// another (a process's count for the global size, say) failed only at the
+// first rebalance, far from the call that was wrong.
+void require_decomposition_size(const Runtime& runtime, std::int64_t size) {
   if (size < 0)
     throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
+  std::int64_t rows = runtime.state().global_rows();
+  std::string source = "XMPI_Get_wsize dsize";
+  if (rows < 0) {
+    rows = runtime.state().data().rows();
+    source = "the structures registered before";
+  }
+  if (rows >= 0 && size != rows) {
+    throw Error(Errc::invalid_argument, "size=" + std::to_string(size) +
+                                            ": the decomposition has " + std::to_string(rows) +
+                                            " rows (" + source + "); pass the global size");
+  }
 }
+
+// Around a call that may change the blocks: records whether it changed any
+// (blocks_changed), whether it returns or throws.
+class BlockChangeWatch {
+ public:
+  BlockChangeWatch() : state_(Runtime::get().state()), before_(state_.blocks()) {}
+  BlockChangeWatch(const BlockChangeWatch&) = delete;
+  BlockChangeWatch& operator=(const BlockChangeWatch&) = delete;
+  ~BlockChangeWatch() { state_.set_blocks_changed(state_.blocks() != before_); }
+
+ private:
+  DecompositionState& state_;
+  const Decomposition before_;
+};
 
 // This process's block of the application's decomposition is `rows` rows:
 // its work units (the metric without counters, SPEC section 2), except under
@@ -111,16 +139,16 @@ void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Sche
 }  // namespace
 
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_vector");
   runtime.state().data().register_vector(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_dense");
   runtime.state().data().register_dense(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
@@ -128,16 +156,25 @@ void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme sc
 
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
-  require_size(size);
   Runtime& runtime = Runtime::get();
+  require_decomposition_size(runtime, size);
   runtime.state().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
+void unregister(const void* address) {
+  Runtime& runtime = Runtime::get();
+  runtime.state().data().unregister(address);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
+}
+
 void redistribute_data(Partition old_block, Partition new_block) {
+  const BlockChangeWatch watch;
   Runtime::get().redistribute({old_block.count, old_block.displ},
                               {new_block.count, new_block.displ});
 }
+
+bool blocks_changed() { return Runtime::get().state().blocks_changed(); }
 
 namespace {
 
@@ -173,9 +210,10 @@ SpawnRequest spawn_request(const ReconfigureOptions& options) {
   return request;
 }
 
-// XMPI_Eval_lbalance and XMPI_Eval_reconfig: the same checks, one loop.
+// XMPI_Eval_lbalance (`how` null: the processes may not change) and
+// XMPI_Eval_reconfig: the same checks, one loop.
 Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Partition current,
-                   std::span<const double> weight, const SpawnRequest& how) {
+                   std::span<const double> weight, const SpawnRequest* how) {
   Runtime& runtime = Runtime::get();
   require_own(runtime, rank, nprocs);
   if (iteration < 0 || max_iterations <= iteration) {
@@ -200,12 +238,15 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
 
 Partition eval_lbalance(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight) {
-  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request({}, {}));
+  const BlockChangeWatch watch;
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, nullptr);
 }
 
 Partition eval_reconfig(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                         std::span<const double> weight, const ReconfigureOptions& options) {
-  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, spawn_request(options));
+  const BlockChangeWatch watch;
+  const SpawnRequest how = spawn_request(options);
+  return evaluate(rank, nprocs, iteration, max_iterations, current, weight, &how);
 }
 
 bool spawn_supported() { return !ProcessManager::spawn_unsupported_reason().has_value(); }
@@ -217,23 +258,33 @@ void spawn_processes(const std::string& command, std::span<const std::string> ar
   request.node_classes.assign(node_classes.begin(), node_classes.end());
   request.info = options.info;
   request.batch = options.batch;
+  const BlockChangeWatch watch;
   Runtime::get().processes().spawn(request);
 }
 
 void remove_processes(int nprocs, std::span<const std::string> node_classes) {
+  const BlockChangeWatch watch;
   Runtime::get().processes().remove(nprocs, node_classes);
 }
 
-void remove_ranks(std::span<const int> ranks) { Runtime::get().processes().remove_ranks(ranks); }
+void remove_ranks(std::span<const int> ranks) {
+  const BlockChangeWatch watch;
+  Runtime::get().processes().remove_ranks(ranks);
+}
 
-int get_data() { return Runtime::get().processes().get_data(); }
+int get_data() {
+  const BlockChangeWatch watch;
+  return Runtime::get().processes().get_data();
+}
 
 Partition send_data(int iteration) {
+  const BlockChangeWatch watch;
   return to_partition(Runtime::get().processes().send_data(iteration));
 }
 
 Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
                       const ReconfigureOptions& options) {
+  const BlockChangeWatch watch;
   return to_partition(
       Runtime::get().processes().reconfigure(processes, iteration, spawn_request(options)));
 }

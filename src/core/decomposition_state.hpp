@@ -33,6 +33,10 @@ class DecompositionState {
   [[nodiscard]] std::int64_t global_rows() const { return global_rows_; }
   /// Every process's block (empty before any XMPI_Get_wsize/registration).
   [[nodiscard]] const Decomposition& blocks() const { return blocks_; }
+  /// Whether the last API call that may change the blocks changed any
+  /// (XMPI_Get_blocks_changed); that call sets it.
+  [[nodiscard]] bool blocks_changed() const { return blocks_changed_; }
+  void set_blocks_changed(bool changed) { blocks_changed_ = changed; }
   /// This process's block ({} without a decomposition).
   [[nodiscard]] RowBlock own_block() const;
 
@@ -85,6 +89,7 @@ class DecompositionState {
   WorkloadModel model_;
   std::int64_t global_rows_ = -1;
   Decomposition blocks_;
+  bool blocks_changed_ = false;
   DataRegistry data_;
   double work_units_ = 0.0;
   std::vector<double> row_work_;  // per row, the latest global_row_work / weights

@@ -16,6 +16,30 @@ namespace {
 // and so small that only the fastest configuration is the best effort.
 constexpr double kPassedGoal = 1e-9;
 
+// The spawn (or, if none, the removal) of a plan that changes processes.
+PolicyDecision process_change(const AmpPlan& plan) {
+  PolicyDecision decision;
+  decision.record = {
+      {"decision", "reconfigure"}, {"reason", plan.decision.reason}, {"amp", plan.to_json()}};
+  ProcessChange change;
+  const std::vector<std::string> spawn = plan.offers.spawn_classes(plan.decision.delta);
+  const std::vector<std::string> remove = plan.offers.remove_classes(plan.decision.delta);
+  if (!spawn.empty() && !remove.empty()) {
+    // plan_amp never mixes them; should it, the spawn is carried out.
+    decision.record["amp_note"] = "spawn and removal in one plan: spawn only";
+  }
+  if (!spawn.empty()) {
+    change.node_classes = spawn;
+    change.spawn = static_cast<int>(spawn.size());
+  } else {
+    change.node_classes = remove;
+    change.remove = static_cast<int>(remove.size());
+  }
+  decision.change = std::move(change);
+  if (!plan.decision.meets_goal) decision.record["goal_unmet"] = true;
+  return decision;
+}
+
 }  // namespace
 
 nlohmann::json AmpPlan::to_json() const {
@@ -140,35 +164,19 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
     ready = learning_.ready();
     if (goal_ && ready) plan = amp_plan(*situation, *goal_, elapsed_, tolerance_, constraint_);
   }
-  if (plan && plan->decision.changes()) {
-    PolicyDecision decision;
-    decision.record = {
-        {"decision", "reconfigure"}, {"reason", plan->decision.reason}, {"amp", plan->to_json()}};
-    ProcessChange change;
-    const std::vector<std::string> spawn = plan->offers.spawn_classes(plan->decision.delta);
-    const std::vector<std::string> remove = plan->offers.remove_classes(plan->decision.delta);
-    if (!spawn.empty() && !remove.empty()) {
-      // plan_amp never mixes them; should it, the spawn is carried out.
-      decision.record["amp_note"] = "spawn and removal in one plan: spawn only";
-    }
-    if (!spawn.empty()) {
-      change.node_classes = spawn;
-      change.spawn = static_cast<int>(spawn.size());
-    } else {
-      change.node_classes = remove;
-      change.remove = static_cast<int>(remove.size());
-    }
-    decision.change = std::move(change);
-    if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;
-    return decision;
-  }
-  PolicyDecision decision = balancing_.on_interval(input);
-  learning_.after_balancing(balancing_.awaiting_confirmation());
+  if (plan && plan->decision.changes()) return change_or_wait(process_change(*plan), input);
+  PolicyDecision decision = balance_load(input);
   if (!ready) decision.record["amp_settling"] = true;
   if (plan) {
     decision.record["amp"] = plan->to_json();
     if (!plan->decision.meets_goal) decision.record["goal_unmet"] = true;
   }
+  return decision;
+}
+
+PolicyDecision AmpPolicy::balance_load(const IntervalInput& input) {
+  PolicyDecision decision = balancing_.on_interval(input);
+  learning_.after_balancing(balancing_.awaiting_confirmation());
   return decision;
 }
 

@@ -83,6 +83,9 @@ class AmpPolicy final : public MalleabilityPolicy {
   [[nodiscard]] std::optional<double> goal_seconds() const { return goal_; }
 
  private:
+  /// Balancing, and whether it left the blocks balanced (RunLearning).
+  PolicyDecision balance_load(const IntervalInput& input) override;
+
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
   int max_procs_ = 0;

@@ -1,6 +1,7 @@
 #include "policies/hpmp_policy.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "config/config.hpp"
 #include "core/decomposition_state.hpp"
@@ -37,6 +38,26 @@ std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
   return plan;
 }
 
+namespace {
+
+// The spawn (or, if none, the removal) of a plan that changes processes.
+PolicyDecision process_change(const HpmpPlan& plan) {
+  PolicyDecision decision;
+  decision.record = {
+      {"decision", "reconfigure"}, {"reason", plan.decision.reason}, {"hpmp", plan.to_json()}};
+  ProcessChange change;
+  change.node_classes = plan.spawn_classes();
+  change.spawn = static_cast<int>(change.node_classes.size());
+  if (change.spawn == 0) {
+    change.node_classes = plan.remove_classes();
+    change.remove = static_cast<int>(change.node_classes.size());
+  }
+  decision.change = std::move(change);
+  return decision;
+}
+
+}  // namespace
+
 HpmpPolicy::HpmpPolicy(const Config& config)
     : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
@@ -64,23 +85,15 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
     learning_.learn_and_apply(situation);
     if (learning_.ready()) plan = hpmp_plan(situation);
   }
-  if (plan && plan->decision.changes()) {
-    PolicyDecision decision;
-    decision.record = {
-        {"decision", "reconfigure"}, {"reason", plan->decision.reason}, {"hpmp", plan->to_json()}};
-    ProcessChange change;
-    change.node_classes = plan->spawn_classes();
-    change.spawn = static_cast<int>(change.node_classes.size());
-    if (change.spawn == 0) {
-      change.node_classes = plan->remove_classes();
-      change.remove = static_cast<int>(change.node_classes.size());
-    }
-    decision.change = std::move(change);
-    return decision;
-  }
+  if (plan && plan->decision.changes()) return change_or_wait(process_change(*plan), input);
+  PolicyDecision decision = balance_load(input);
+  if (plan) decision.record["hpmp"] = plan->to_json();
+  return decision;
+}
+
+PolicyDecision HpmpPolicy::balance_load(const IntervalInput& input) {
   PolicyDecision decision = balancing_.on_interval(input);
   learning_.after_balancing(balancing_.awaiting_confirmation());
-  if (plan) decision.record["hpmp"] = plan->to_json();
   return decision;
 }
 

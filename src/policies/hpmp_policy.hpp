@@ -89,6 +89,9 @@ class HpmpPolicy final : public MalleabilityPolicy {
   void import_state(const nlohmann::json& state) override;
 
  private:
+  /// Balancing, and whether it left the blocks balanced (RunLearning).
+  PolicyDecision balance_load(const IntervalInput& input) override;
+
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
   int max_procs_ = 0;

@@ -1,5 +1,7 @@
 #include "policies/malleability_policy.hpp"
 
+#include <utility>
+
 #include "config/config.hpp"
 #include "model/computation_model.hpp"
 
@@ -28,9 +30,24 @@ std::optional<PolicyDecision> MalleabilityPolicy::reclaim_action(const IntervalI
     change.remove = input.resources->reclaimed;
     change.reclaim = true;
     decision.change = change;
-    return decision;
+    return change_or_wait(std::move(decision), input);
   }
   return std::nullopt;
+}
+
+bool MalleabilityPolicy::must_wait(const PolicyDecision& decision, const IntervalInput& input) {
+  return decision.change.has_value() && !input.may_change_processes;
+}
+
+PolicyDecision MalleabilityPolicy::change_or_wait(PolicyDecision decision,
+                                                  const IntervalInput& input) {
+  if (!must_wait(decision, input)) return decision;
+  // XMPI_Eval_lbalance never changes processes: an application that calls
+  // only it has no code for newcomers, and a spawn there hung the run.
+  PolicyDecision balanced = balance_load(input);
+  balanced.record["process_change_waits_for"] = "XMPI_Eval_reconfig";
+  balanced.record["waiting_change"] = std::move(decision.record);
+  return balanced;
 }
 
 }  // namespace flexmpi

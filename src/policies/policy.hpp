@@ -42,6 +42,10 @@ struct IntervalInput {
   /// since the previous interval (the change a policy asked for then): the
   /// report's longest, so the same on every process.
   double reconfiguration_seconds = 0.0;
+  /// False from XMPI_Eval_lbalance, which only balances: a malleability
+  /// policy then returns no ProcessChange; the change it would make waits
+  /// for XMPI_Eval_reconfig (MalleabilityPolicy::change_or_wait).
+  bool may_change_processes = true;
 };
 
 /// A change of the set of processes (thesis 5.4, Alg. 6 lines 12-17): the

@@ -1,6 +1,7 @@
 #include "policies/smp_policy.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "config/config.hpp"
 
@@ -15,20 +16,24 @@ void SmpPolicy::import_state(const nlohmann::json& state) {
 
 PolicyDecision SmpPolicy::on_interval(const IntervalInput& input) {
   if (auto decision = reclaim_action(input)) return *decision;
-  if (auto decision = scheduled_action(input)) return *decision;
+  if (auto decision = scheduled_action(input)) {
+    // A due action waiting for XMPI_Eval_reconfig stays due.
+    if (!must_wait(*decision, input)) ++next_;
+    return change_or_wait(std::move(*decision), input);
+  }
   // A predefined schedule is the plan (thesis 5.4.1's first mode): the idle
   // PEs of a hostfile would otherwise be taken at the first interval.
   if (schedule_.empty()) {
-    if (auto decision = grow(input)) return *decision;
+    if (auto decision = grow(input)) return change_or_wait(std::move(*decision), input);
   }
-  return balancing_.on_interval(input);
+  return balance_load(input);
 }
 
-std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& input) {
+std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& input) const {
   if (next_ >= schedule_.size() || schedule_[next_].iteration > input.iteration) {
     return std::nullopt;
   }
-  const ScheduledAction action = schedule_[next_++];
+  const ScheduledAction& action = schedule_[next_];
   const int nprocs = static_cast<int>(input.report.processes.size());
   PolicyDecision decision;
   decision.record = {{"schedule_action",

@@ -9,7 +9,9 @@
 //      (Alg. 6 lines 3-11); with one, the schedule alone adds processes;
 //   4. else the load is balanced as the lb policy does.
 // After a change every row is rebalanced (Alg. 6 lines 14-17). One change per
-// interval: a spawned process starts its loop between two of them.
+// interval: a spawned process starts its loop between two of them. From
+// XMPI_Eval_lbalance the load is balanced and a change waits: a due schedule
+// action stays due until an XMPI_Eval_reconfig interval carries it out.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +32,9 @@ class SmpPolicy final : public MalleabilityPolicy {
   void import_state(const nlohmann::json& state) override;
 
  private:
-  /// Step 2: the schedule's next action, if its iteration has come.
-  std::optional<PolicyDecision> scheduled_action(const IntervalInput& input);
+  /// Step 2: the schedule's next action, if its iteration has come (the
+  /// caller moves on to the following one once it is carried out).
+  [[nodiscard]] std::optional<PolicyDecision> scheduled_action(const IntervalInput& input) const;
   /// Step 3: spawn onto the idle PEs, if any.
   [[nodiscard]] std::optional<PolicyDecision> grow(const IntervalInput& input) const;
 

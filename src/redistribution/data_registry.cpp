@@ -480,7 +480,11 @@ void DataRegistry::unregister(const void* address) {
   const auto it = std::find_if(structures_.begin(), structures_.end(), [&](const Structure& s) {
     return address != nullptr && (address == s.data || address == s.ptr || address == s.idx);
   });
-  if (it == structures_.end()) invalid("unregister: this address is not registered");
+  if (it == structures_.end()) {
+    invalid(
+        "unregister: this address is not registered (expected the address given at "
+        "registration: &x, not x)");
+  }
   structures_.erase(it);
   if (structures_.empty()) rows_ = -1;
 }

@@ -132,7 +132,8 @@ class DataRegistry {
   void register_sparse_csc(int** col_ptr_address, int** row_idx_address, void** values_address,
                            std::int64_t size, std::int64_t nnz, MPI_Datatype type, Scheme scheme);
 
-  /// Forgets the structure one of whose registered addresses is `address`.
+  /// Forgets the structure one of whose registered addresses is `address`;
+  /// its buffers stay as they are. Error(invalid_argument) for another address.
   void unregister(const void* address);
   void clear() noexcept;
   [[nodiscard]] std::size_t structure_count() const noexcept { return structures_.size(); }
