@@ -1,0 +1,16 @@
+# halo_stencil prints the same checksum on 1, 2 and 3 processes.
+cmake_minimum_required(VERSION 3.25)
+set(expected "")
+foreach(np 1 2 3)
+  execute_process(COMMAND ${MPIEXEC} -n ${np} ${PROGRAM} --size 120 --iterations 30 --quiet
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT 60)
+  if(NOT code EQUAL 0 OR NOT out MATCHES "procs=${np} checksum=([0-9a-f]+)")
+    message(FATAL_ERROR "${np} processes: failed (${code}):\n${out}${err}")
+  endif()
+  message(STATUS "${np} processes: ${out}")
+  if(expected STREQUAL "")
+    set(expected "${CMAKE_MATCH_1}")
+  elseif(NOT CMAKE_MATCH_1 STREQUAL expected)
+    message(FATAL_ERROR "${np} processes: checksum ${CMAKE_MATCH_1}, 1 process: ${expected}")
+  endif()
+endforeach()
