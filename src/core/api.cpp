@@ -1,5 +1,6 @@
 // The C++ API (include/flexmpi/flexmpi.hpp) over the runtime.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -290,9 +291,9 @@ Partition reconfigure(const std::map<std::string, int>& processes, int iteration
 }
 
 void set_work(double work_units) {
-  if (!(work_units >= 0.0)) {
+  if (!(work_units >= 0.0) || !std::isfinite(work_units)) {
     throw Error(Errc::invalid_argument,
-                "work_units=" + std::to_string(work_units) + ": expected >= 0");
+                "work_units=" + std::to_string(work_units) + ": expected a finite number >= 0");
   }
   Runtime::get().set_work(work_units);
 }

@@ -11,6 +11,7 @@
 
 #include "flexmpi/error.hpp"
 #include "util/split.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi::machine {
 namespace {
@@ -178,7 +179,8 @@ std::vector<std::pair<std::string, std::string>> parse_parameter_file(std::strin
     if (!(words >> name)) continue;
     if (!(words >> value) || (words >> extra)) {
       throw Error(Errc::invalid_argument, std::string(source) + ":" + std::to_string(line_number) +
-                                              ": expected \"PARAM VALUE\", got \"" + line + "\"");
+                                              ": expected \"PARAM VALUE\", got \"" +
+                                              printable(line) + "\"");
     }
     pairs.emplace_back(name, value);
   }

@@ -32,7 +32,7 @@ class XmlReader {
     Number value{};
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size()) {
-      fail(where + ": attribute " + attribute + "=\"" + text + "\" is not a number");
+      fail(where + ": attribute " + attribute + "=\"" + printable(text) + "\" is not a number");
     }
     return value;
   }

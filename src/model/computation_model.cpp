@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <sstream>
 
 #include "flexmpi/error.hpp"
 #include "util/statistics.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 
@@ -97,8 +98,7 @@ class LineReader {
 double ProfiledInterval::total() const { return std::accumulate(work.begin(), work.end(), 0.0); }
 
 WorkProfile WorkProfile::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(Errc::bad_config, "work profile " + path + ": cannot open the file");
+  std::istringstream in(read_text_file(path, "work profile (FLEXMPI_PROFILE)", Errc::bad_config));
   return parse(in, path);
 }
 

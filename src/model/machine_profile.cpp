@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "flexmpi/error.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 
@@ -290,14 +291,11 @@ MachineProfile parse_machine_profile(const json& document, std::string_view sour
 }
 
 MachineProfile load_machine_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw Error(Errc::bad_config,
-                "machine profile " + path + ": cannot open the file (FLEXMPI_MACHINE_PROFILE)");
-  }
+  const std::string text =
+      read_text_file(path, "machine profile (FLEXMPI_MACHINE_PROFILE)", Errc::bad_config);
   json document;
   try {
-    document = json::parse(in);
+    document = json::parse(text);
   } catch (const json::exception& error) {
     throw Error(Errc::bad_config, "machine profile " + path + ": not valid JSON: " + error.what());
   }

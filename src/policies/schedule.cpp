@@ -18,7 +18,8 @@ std::vector<ScheduledAction> parse_schedule(const std::string& text, const std::
     std::string iteration, action, count, node_class, extra;
     if (!(words >> iteration)) continue;  // blank or comment
     words >> action >> count >> node_class >> extra;
-    const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
+    const std::string where =
+        source + " line " + std::to_string(number) + " ('" + printable(line) + "')";
     auto fail = [&](const std::string& what) {
       throw Error(Errc::bad_config,
                   where + ": " + what + "; expected <iteration> spawn|remove <count> [<procType>]");

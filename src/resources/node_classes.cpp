@@ -18,7 +18,8 @@ std::vector<NodeClass> parse_node_classes(const std::string& text, const std::st
     std::istringstream words(line);
     NodeClass node_class;
     if (!(words >> node_class.name)) continue;  // blank or comment
-    const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
+    const std::string where =
+        source + " line " + std::to_string(number) + " ('" + printable(line) + "')";
     auto fail = [&](const std::string& what) {
       throw Error(Errc::bad_config,
                   where + ": " + what +
@@ -39,7 +40,8 @@ std::vector<NodeClass> parse_node_classes(const std::string& text, const std::st
       }
       if (used == 0 || used != word.size() || !std::isfinite(value) ||
           (positive ? value <= 0.0 : value < 0.0)) {
-        fail(std::string(what) + " '" + word + "' is not a number " + (positive ? "> 0" : ">= 0"));
+        fail(std::string(what) + " '" + printable(word) + "' is not a number " +
+             (positive ? "> 0" : ">= 0"));
       }
       return true;
     };

@@ -68,7 +68,8 @@ std::vector<ResourceEvent> parse_scenario(const std::string& text, const std::st
     std::string iteration, action;
     if (!(words >> iteration)) continue;  // blank or comment
     words >> action;
-    const std::string where = source + " line " + std::to_string(number) + " ('" + line + "')";
+    const std::string where =
+        source + " line " + std::to_string(number) + " ('" + printable(line) + "')";
     auto fail = [&](const std::string& what) {
       throw Error(Errc::bad_config, where + ": " + what +
                                         "; expected <iteration> available|reclaim "

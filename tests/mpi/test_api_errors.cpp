@@ -161,10 +161,12 @@ TEST(ApiErrors, EvalLbalanceChecksItsPlaceInTheLoopAndItsIterations) {
   EXPECT_FALSE(runtime().monitor().iteration_open());
 }
 
-TEST(ApiErrors, SetWorkRejectsNegativeAndNan) {
+TEST(ApiErrors, SetWorkRejectsNegativeNanAndInfinity) {
   EXPECT_EQ(XMPI_Set_work(-1.0), XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("work"));
   EXPECT_EQ(XMPI_Set_work(std::numeric_limits<double>::quiet_NaN()), XMPI_ERR_ARG);
+  EXPECT_EQ(XMPI_Set_work(std::numeric_limits<double>::infinity()), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("expected a finite number >= 0"));
   EXPECT_EQ(XMPI_Set_work(0.0), XMPI_SUCCESS);
 }
 

@@ -1,0 +1,97 @@
+// The one reader of settings files (util/text_file): directories and binary
+// bytes refused by name and position, byte-order marks and CR LF endings
+// dropped, and every file parser built on it sees the clean text.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "flexmpi/error.hpp"
+#include "policies/schedule.hpp"
+#include "resources/node_classes.hpp"
+#include "util/text_file.hpp"
+
+namespace flexmpi {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TextFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("flexmpi_text_file_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::string write(const std::string& name, const std::string& bytes) {
+    const std::string path = (directory_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::string message_of(const std::string& path) {
+    try {
+      (void)read_text_file(path, "schedule", Errc::bad_config);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_config);
+      return e.what();
+    }
+    ADD_FAILURE() << path << " was accepted";
+    return {};
+  }
+  std::filesystem::path directory_;
+};
+
+TEST_F(TextFile, ADirectoryIsRefusedByName) {
+  EXPECT_THAT(message_of(directory_.string()),
+              HasSubstr("the schedule file '" + directory_.string() + "' is a directory"));
+}
+
+TEST_F(TextFile, AMissingFileIsRefusedByName) {
+  EXPECT_THAT(message_of((directory_ / "none").string()), HasSubstr("cannot read the schedule"));
+}
+
+TEST_F(TextFile, AByteOrderMarkAndCrLfEndingsAreDropped) {
+  const std::string path = write("bom.txt",
+                                 "\xEF\xBB\xBF"
+                                 "10 spawn 1\r\n20 remove 1\r\n");
+  EXPECT_EQ(read_text_file(path, "schedule", Errc::bad_config), "10 spawn 1\n20 remove 1\n");
+  const auto actions = read_schedule(path);
+  ASSERT_EQ(actions.size(), 2u);
+  EXPECT_EQ(actions[0].iteration, 10);
+}
+
+TEST_F(TextFile, ANodeClassFileWithAByteOrderMarkKeepsItsFirstCost) {
+  // With the mark the first class was "\ufeffC1": C1 then had no cost (0.0).
+  const std::string path = write("classes.txt",
+                                 "\xEF\xBB\xBF"
+                                 "C1 1.0 0.1\r\nC8 2.0 0.4\r\n");
+  const auto classes = read_node_classes(path);
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].name, "C1");
+  EXPECT_DOUBLE_EQ(classes[0].cost_per_hour, 0.1);
+}
+
+TEST_F(TextFile, ABinaryByteIsRefusedWithItsLineAndColumn) {
+  const std::string path = write("binary.txt", std::string("10 spawn 1\n20 sp\0wn 1\n", 22));
+  const std::string message = message_of(path);
+  EXPECT_THAT(message, HasSubstr("line 2, column 6: byte 0x00 is not text"));
+}
+
+TEST_F(TextFile, ALoneCarriageReturnIsNotALineEnding) {
+  EXPECT_THAT(message_of(write("cr.txt", "10 spawn 1\r20 spawn 1\n")),
+              HasSubstr("line 1, column 11: byte 0x0d"));
+}
+
+TEST(Printable, EscapesControlAndNonAsciiBytes) {
+  EXPECT_EQ(printable("a\tb\xEF\xBB\xBF"
+                      "c"),
+            "a\\x09b\\xef\\xbb\\xbfc");
+}
+
+}  // namespace
+}  // namespace flexmpi
