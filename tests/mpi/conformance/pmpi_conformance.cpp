@@ -204,7 +204,8 @@ void point_to_point(Suite& s, const Comm& c) {
       const int left = (c.rank + c.size - 1) % c.size;
       std::vector<int> in(count + 4, 0);
       MPI_Request r;
-      MPI_Isend(values_of(c.rank, count).data(), count, MPI_INT, right, 2, c.comm, &r);
+      const std::vector<int> out = values_of(c.rank, count);  // alive until the Wait
+      MPI_Isend(out.data(), count, MPI_INT, right, 2, c.comm, &r);
       MPI_Recv(in.data(), count + 4, MPI_INT, left, 2, c.comm, MPI_STATUS_IGNORE);
       MPI_Wait(&r, MPI_STATUS_IGNORE);
       in.resize(count);
