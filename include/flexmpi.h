@@ -153,18 +153,26 @@ int XMPI_Get_process_status(void);
  * was leaves its buffer untouched.
  */
 
+/*
+ * Sizes are long long, so that a size beyond int reaches flexmpi intact and
+ * is refused by value (a 64-bit count converted to an int parameter would
+ * wrap before the call: 10^12 arrived as -727379968). Rows are counted in
+ * int (count and displ above), so `size` is at most 2147483647; `nnz` may
+ * be larger for a distributed matrix.
+ */
+
 /** A vector of `size` elements of `type`. */
-int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme);
+int XMPI_Register_vector(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme);
 /** A size x size matrix in row blocks, row-major: a process holds count x size elements. */
-int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme);
+int XMPI_Register_dense(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme);
 /**
  * A size x size CSR matrix in row blocks: local row pointers ia[0..count]
  * starting at 0, global column indices ja, values a (ia[count] = local nnz).
  * size and nnz describe the whole matrix (the same on every process), like
  * the sizes of the other structures.
  */
-int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
-                         MPI_Datatype type, XMPI_Scheme scheme);
+int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, long long size,
+                         long long nnz, MPI_Datatype type, XMPI_Scheme scheme);
 /**
  * Stops following a registered structure: ptr_address is the address given
  * at its registration (for a sparse matrix, ia_address). Its buffers become
@@ -179,7 +187,10 @@ int XMPI_Unregister(void* ptr_address);
  * Moves every registered structure from this process's old block
  * (scount rows at sdispl) to its new one (rcount rows at rdispl). Collective.
  * Only rows that change owner move. If the blocks of all processes do not
- * tile the rows exactly, every process gets XMPI_ERR_ARG and nothing changes.
+ * tile the rows exactly, every process gets XMPI_ERR_ARG and nothing changes;
+ * the message names the rows at fault (a gap, an overlap, rows past the end).
+ * The blocks may tile the rows in any rank order (rank 1's block may come
+ * before rank 0's).
  */
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
 

@@ -131,7 +131,7 @@ int XMPI_Get_decomposition(int nprocs, int dsize, int* counts, int* displs) {
   });
 }
 
-int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme) {
+int XMPI_Register_vector(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme) {
   return guarded([&] {
     require_pointer(ptr_address, "ptr_address");
     flexmpi::register_vector(static_cast<void**>(ptr_address), size, type, to_scheme(scheme));
@@ -139,7 +139,7 @@ int XMPI_Register_vector(void* ptr_address, int size, MPI_Datatype type, XMPI_Sc
   });
 }
 
-int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Scheme scheme) {
+int XMPI_Register_dense(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme) {
   return guarded([&] {
     require_pointer(ptr_address, "ptr_address");
     flexmpi::register_dense(static_cast<void**>(ptr_address), size, type, to_scheme(scheme));
@@ -147,8 +147,8 @@ int XMPI_Register_dense(void* ptr_address, int size, MPI_Datatype type, XMPI_Sch
   });
 }
 
-int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, int size, int nnz,
-                         MPI_Datatype type, XMPI_Scheme scheme) {
+int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, long long size,
+                         long long nnz, MPI_Datatype type, XMPI_Scheme scheme) {
   return guarded([&] {
     require_pointer(ia_address, "ia_address");
     require_pointer(ja_address, "ja_address");

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ void require_own(const Runtime& runtime, int rank, int nprocs) {
 void require_decomposition_size(const Runtime& runtime, std::int64_t size) {
   if (size < 0)
     throw Error(Errc::invalid_argument, "size=" + std::to_string(size) + ": expected >= 0");
+  // Blocks are reported in int (Partition, XMPI_Get_wsize's count and displ).
+  constexpr std::int64_t largest = std::numeric_limits<int>::max();
+  if (size > largest) {
+    throw Error(Errc::invalid_argument,
+                "size " + std::to_string(size) + " exceeds the largest supported, " +
+                    std::to_string(largest) + " (rows are counted in int: count and displ)");
+  }
   std::int64_t rows = runtime.state().global_rows();
   std::string source = "XMPI_Get_wsize dsize";
   if (rows < 0) {

@@ -47,6 +47,11 @@ std::vector<int> parents_of(const std::vector<NodeSpec>& specs, const NameIndex&
         fail(source, "node " + quoted(spec.name) + " lists child " + quoted(child_name) +
                          ", which is not a node of the model");
       }
+      if (child->second == i) {
+        fail(source, "node " + quoted(spec.name) +
+                         " lists itself as its child: the model must "
+                         "be a tree");
+      }
       if (parent[child->second] != -1) {
         fail(source, "node " + quoted(child_name) + " has two parents, " +
                          quoted(specs[parent[child->second]].name) + " and " + quoted(spec.name) +

@@ -2,15 +2,23 @@
 
 #include <array>
 #include <charconv>
+#include <optional>
 #include <pugixml.hpp>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/number_range.hpp"
 #include "util/split.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi::machine {
 namespace {
+
+// Counts (childrenNum, numnode, CPUs) and ratings, as a machine may have them.
+constexpr NumberRange kCount{0, 1 << 20, false, true};
+constexpr NumberRange kCpus{1, 1 << 20, false, true};
+constexpr NumberRange kFlag{0, 1, false, true};
+constexpr NumberRange kMflops{0.0, 1e12, true};  // 1e12 MFLOPS: an exaflop node
 
 class XmlReader {
  public:
@@ -27,14 +35,18 @@ class XmlReader {
     return found.value();
   }
 
-  template <typename Number>
-  Number number(const std::string& text, const char* attribute, const std::string& where) const {
-    Number value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size()) {
-      fail(where + ": attribute " + attribute + "=\"" + printable(text) + "\" is not a number");
+  double number(const char* text, const char* attribute, const std::string& where,
+                const NumberRange& range) const {
+    const std::optional<double> value = parse_number(text);
+    if (!value || !range.contains(*value)) {
+      fail(where + ": attribute " + attribute + ": " +
+           range.expected("\"" + printable(text) + "\""));
     }
-    return value;
+    return *value;
+  }
+
+  int count(const char* text, const char* attribute, const std::string& where) const {
+    return static_cast<int>(number(text, attribute, where, kCount));
   }
 
   NodeSpec node(const pugi::xml_node& element, int position) const;
@@ -67,19 +79,20 @@ NodeSpec XmlReader::node(const pugi::xml_node& element, int position) const {
   spec.type = node_type(*this, required(element, "type", where), where);
   spec.description = required(element, "description", where);
   spec.children = split_children(element.attribute("children").value());
-  const int declared = number<int>(required(element, "childrenNum", where), "childrenNum", where);
+  const int declared = count(required(element, "childrenNum", where).c_str(), "childrenNum", where);
   if (declared != static_cast<int>(spec.children.size())) {
     fail(where + ": childrenNum=\"" + std::to_string(declared) + "\" but children=\"" +
          element.attribute("children").value() + "\" lists " +
          std::to_string(spec.children.size()));
   }
   if (const auto monitorable = element.attribute("IsMonitorable")) {
-    spec.monitorable = number<int>(monitorable.value(), "IsMonitorable", where) != 0;
+    spec.monitorable = number(monitorable.value(), "IsMonitorable", where, kFlag) != 0;
   }
   if (const auto mflops = element.attribute("MFLOPS")) {
-    spec.mflops = number<double>(mflops.value(), "MFLOPS", where);
-    if (!(spec.mflops > 0)) fail(where + ": MFLOPS must be positive");
+    spec.mflops = number(mflops.value(), "MFLOPS", where, kMflops);
   }
+  // Written by flexmpi-drum-config beside the topology: checked when present.
+  if (const auto cpus = element.attribute("CPUs")) number(cpus.value(), "CPUs", where, kCpus);
   return spec;
 }
 
@@ -149,12 +162,15 @@ std::vector<NodeSpec> parse_machine_xml(std::string_view text, std::string_view 
     specs.push_back(reader.node(element, static_cast<int>(specs.size()) + 1));
   }
   if (const auto numnode = model.attribute("numnode")) {
-    const int declared = reader.number<int>(numnode.value(), "numnode", "<machinemodel>");
+    const int declared = reader.count(numnode.value(), "numnode", "<machinemodel>");
     if (declared != static_cast<int>(specs.size())) {
       reader.fail("<machinemodel numnode=\"" + std::to_string(declared) + "\"> but it holds " +
                   std::to_string(specs.size()) + " <node> elements");
     }
   }
+  // The tree (known children, one root, no cycle) is checked here, when the
+  // file is read, not when the partitioner first builds the model mid-run.
+  (void)MachineModel(specs, source);
   return specs;
 }
 

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/number_range.hpp"
 #include "util/statistics.hpp"
 #include "util/text_file.hpp"
 
@@ -24,6 +26,17 @@ using nlohmann::json;
 
 bool finite_non_negative(double x) { return x >= 0.0 && std::isfinite(x); }
 
+// The ranges of a work profile's numbers: an interval's work (rows,
+// nonzeros, counted operations) and speed up to 1e18, its seconds up to 1e9
+// (31 years), partitions of int rows. Beyond them a sum or a quotient
+// overflowed to infinity inside AMP, mid-run, far from the file.
+constexpr int kIntMax = std::numeric_limits<int>::max();
+constexpr NumberRange kInterval{0, kIntMax, false, true};
+constexpr NumberRange kIterations{1, kIntMax, false, true};
+constexpr NumberRange kWork{0.0, 1e18};
+constexpr NumberRange kSeconds{0.0, 1e9};
+constexpr NumberRange kRows{0, kIntMax, false, true};
+
 // One line of a work profile; every failure names the source, the line and the key.
 class LineReader {
  public:
@@ -34,23 +47,23 @@ class LineReader {
                                       std::to_string(line_) + ": key '" + key + "': " + what);
   }
 
-  int integer(const json& record, const char* key, int least) const {
+  int integer(const json& record, const char* key, const NumberRange& range) const {
     const auto it = record.find(key);
     if (it == record.end()) fail(key, "missing");
-    if (!it->is_number_integer() || it->get<long long>() < least) {
-      fail(key, "expected an integer >= " + std::to_string(least) + ", got " + it->dump());
+    if (!it->is_number_integer() || !range.contains(it->get<double>())) {
+      fail(key, range.expected(it->dump()));
     }
     return it->get<int>();
   }
 
-  std::vector<double> numbers(const json& record, const char* key) const {
+  std::vector<double> numbers(const json& record, const char* key, const NumberRange& range) const {
     const auto it = record.find(key);
     if (it == record.end()) fail(key, "missing");
     if (!it->is_array() || it->empty()) fail(key, "expected a non-empty array of numbers");
     std::vector<double> values;
     for (const json& value : *it) {
-      if (!value.is_number() || !finite_non_negative(value.get<double>())) {
-        fail(key, "expected numbers >= 0, got " + value.dump());
+      if (!value.is_number() || !range.contains(value.get<double>())) {
+        fail(key, range.expected(value.dump()) + " (in the array)");
       }
       values.push_back(value.get<double>());
     }
@@ -59,28 +72,26 @@ class LineReader {
 
   ProfiledInterval interval(const json& record) const {
     if (!record.is_object()) fail("(line)", "expected a JSON object");
-    ProfiledInterval p{integer(record, "interval", 0),
-                       integer(record, "iterations", 1),
-                       numbers(record, "metric_count"),
+    ProfiledInterval p{integer(record, "interval", kInterval),
+                       integer(record, "iterations", kIterations),
+                       numbers(record, "metric_count", kWork),
                        {}};
     if (record.contains("wall_time")) {
-      const std::vector<double> wall = numbers(record, "wall_time");
+      const std::vector<double> wall = numbers(record, "wall_time", kSeconds);
       p.seconds = *std::max_element(wall.begin(), wall.end());
     }
     if (record.contains("speed")) {
-      const std::vector<double> speeds = numbers(record, "speed");
+      const std::vector<double> speeds = numbers(record, "speed", kWork);
       p.speed = std::accumulate(speeds.begin(), speeds.end(), 0.0);
     }
     if (record.contains("mpi_time")) {
-      const std::vector<double> mpi = numbers(record, "mpi_time");
+      const std::vector<double> mpi = numbers(record, "mpi_time", kSeconds);
       p.least_mpi = *std::min_element(mpi.begin(), mpi.end());
     }
     const char* key = record.contains("partition_before") ? "partition_before" : "partition";
     if (!record.contains(key)) return p;  // a run that did not balance traces no partition
-    for (double rows : numbers(record, key)) {
-      if (rows != std::floor(rows)) fail(key, "expected whole row counts");
+    for (double rows : numbers(record, key, kRows))
       p.rows.push_back(static_cast<std::int64_t>(rows));
-    }
     if (p.rows.size() != p.work.size()) {
       fail(key, "expected one entry per process of metric_count (" + std::to_string(p.work.size()) +
                     "), got " + std::to_string(p.rows.size()));

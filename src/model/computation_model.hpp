@@ -50,8 +50,11 @@ class WorkProfile {
   /// writes "partition" as the blocks *after* that interval's decision),
   /// else "partition", with as many entries as "metric_count"; a run that
   /// did not balance (FLEXMPI_POLICY=none) traces neither. Blank lines
-  /// are skipped. Throws flexmpi::Error (bad_config) naming the file, the
-  /// line and the key: missing file, bad JSON, missing or wrong key, no line.
+  /// are skipped. Ranges: interval 0..2147483647, iterations 1..2147483647,
+  /// metric_count and speed 0..1e18, wall_time and mpi_time 0..1e9 s,
+  /// partition rows whole numbers 0..2147483647. Throws flexmpi::Error
+  /// (bad_config) naming the file, the line and the key: missing file, bad
+  /// JSON, missing or wrong key, a number out of its range, no line.
   static WorkProfile load(const std::string& path);
   /// The same from a stream; `source` names it in messages.
   static WorkProfile parse(std::istream& in, std::string_view source);

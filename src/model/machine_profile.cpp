@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "flexmpi/error.hpp"
+#include "util/number_range.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
@@ -19,6 +20,18 @@ using nlohmann::json;
 
 constexpr std::string_view kFormat = "flexmpi-machine-profile";
 constexpr int kVersion = 2;
+
+// What each number may physically be. Far wider than any machine measured,
+// narrow enough that a typo or garbage (latency 1e308, 10^12 processes)
+// is refused at start-up instead of making a prediction infinite mid-run.
+constexpr NumberRange kLatency{0.0, 1.0};            // seconds per message
+constexpr NumberRange kSecondsPerByte{0.0, 1e-3};    // slower than 1 kB/s is no link
+constexpr NumberRange kMessageBytes{0.0, 1e15};      // band bounds
+constexpr NumberRange kPointBytes{0.0, 1e15, true};  // > 0
+constexpr NumberRange kScale{0.0, 1e6};              // measured / modelled
+constexpr NumberRange kProcessSeconds{0.0, 3600.0};  // one spawn, one remove, one move
+constexpr NumberRange kProcesses{1, 1 << 20, false, true};
+constexpr NumberRange kCollectiveProcesses{2, 1 << 20, false, true};
 
 // Validation of one document: every message names the source and the key path.
 class Reader {
@@ -44,16 +57,13 @@ class Reader {
     return value;
   }
 
-  double number(const json& parent, const std::string& path, const char* name) const {
+  double number(const json& parent, const std::string& path, const char* name,
+                const NumberRange& range) const {
     const json& value = member(parent, path, name);
-    return check_number(value, join(path, name));
-  }
-
-  double check_number(const json& value, const std::string& key) const {
-    if (!value.is_number()) fail(key, "expected a number, got " + value.dump());
-    const double x = value.get<double>();
-    if (!std::isfinite(x) || x < 0.0) fail(key, "expected a number >= 0, got " + value.dump());
-    return x;
+    if (!value.is_number() || !range.contains(value.get<double>())) {
+      fail(join(path, name), range.expected(value.dump()));
+    }
+    return value.get<double>();
   }
 
   std::vector<PerProcessCost> costs(const json& parent, const std::string& path,
@@ -66,12 +76,9 @@ class Reader {
     std::vector<PerProcessCost> points;
     for (std::size_t i = 0; i < value.size(); ++i) {
       const std::string item = key + "[" + std::to_string(i) + "]";
-      const double processes = number(value[i], item, "processes");
-      if (processes < 1 || processes != std::floor(processes)) {
-        fail(item + ".processes", "expected an integer >= 1");
-      }
-      points.push_back(
-          {static_cast<int>(processes), number(value[i], item, "seconds_per_process")});
+      const double processes = number(value[i], item, "processes", kProcesses);
+      points.push_back({static_cast<int>(processes),
+                        number(value[i], item, "seconds_per_process", kProcessSeconds)});
     }
     std::sort(points.begin(), points.end(),
               [](const auto& a, const auto& b) { return a.processes < b.processes; });
@@ -81,12 +88,14 @@ class Reader {
   LinkParameters link(const json& parent, const std::string& path, const char* name) const {
     const json& value = object(parent, path, name);
     const std::string key = join(path, name);
-    LinkParameters link{number(value, key, "alpha"), number(value, key, "beta"), {}};
+    LinkParameters link{
+        number(value, key, "alpha", kLatency), number(value, key, "beta", kSecondsPerByte), {}};
     const json& bands = array(value, key, "bands");
     for (std::size_t i = 0; i < bands.size(); ++i) {
       const std::string item = key + ".bands[" + std::to_string(i) + "]";
-      const LinkBand band{number(bands[i], item, "up_to"), number(bands[i], item, "alpha"),
-                          number(bands[i], item, "beta")};
+      const LinkBand band{number(bands[i], item, "up_to", kMessageBytes),
+                          number(bands[i], item, "alpha", kLatency),
+                          number(bands[i], item, "beta", kSecondsPerByte)};
       if (i > 0 && i + 1 < bands.size() && !(band.up_to > link.bands.back().up_to)) {
         fail(item + ".up_to", "expected more than the previous band's up_to");
       }
@@ -102,16 +111,13 @@ class Reader {
   }
 
   CollectiveFit fit(const json& value, const std::string& key) const {
-    const double processes = number(value, key, "processes");
-    if (processes < 2 || processes != std::floor(processes)) {
-      fail(key + ".processes", "expected an integer >= 2");
-    }
+    const double processes = number(value, key, "processes", kCollectiveProcesses);
     CollectiveFit fit{static_cast<int>(processes), {}};
     const json& points = array(value, key, "points");
     for (std::size_t i = 0; i < points.size(); ++i) {
       const std::string item = key + ".points[" + std::to_string(i) + "]";
-      fit.points.push_back({number(points[i], item, "bytes"), number(points[i], item, "scale")});
-      if (fit.points.back().bytes <= 0) fail(item + ".bytes", "expected bytes > 0");
+      fit.points.push_back({number(points[i], item, "bytes", kPointBytes),
+                            number(points[i], item, "scale", kScale)});
       if (i > 0 && fit.points[i].bytes <= fit.points[i - 1].bytes) {
         fail(item + ".bytes", "expected more than the previous point's bytes");
       }
@@ -275,7 +281,7 @@ MachineProfile parse_machine_profile(const json& document, std::string_view sour
     if (!it->is_boolean()) r.fail("network.inter_node_measured", "expected true or false");
     profile.inter_node_measured = it->get<bool>();
   }
-  profile.gamma = r.number(network, "network", "gamma");
+  profile.gamma = r.number(network, "network", "gamma", kSecondsPerByte);
 
   if (const auto it = document.find("collectives"); it != document.end()) {
     profile.collectives = r.collectives(*it);
@@ -284,9 +290,10 @@ MachineProfile parse_machine_profile(const json& document, std::string_view sour
   profile.spawn = r.costs(process, "process", "spawn");
   profile.remove = r.costs(process, "process", "remove");
   const json& redistribution = r.object(document, "", "redistribution");
-  profile.redistribution_latency = r.number(redistribution, "redistribution", "latency");
+  profile.redistribution_latency =
+      r.number(redistribution, "redistribution", "latency", kProcessSeconds);
   profile.redistribution_seconds_per_byte =
-      r.number(redistribution, "redistribution", "seconds_per_byte");
+      r.number(redistribution, "redistribution", "seconds_per_byte", kSecondsPerByte);
   return profile;
 }
 

@@ -6,8 +6,12 @@
 // eq. 5.6-5.7) and the price of redistributing data (5.3.4).
 // `flexmpi-calibrate` writes it; FLEXMPI_MACHINE_PROFILE names it.
 //
-// JSON (every key required unless marked optional; all numbers >= 0,
-// seconds and bytes):
+// JSON (every key required unless marked optional; seconds and bytes). Each
+// number has a range, refused otherwise with the range in the message:
+// alpha 0..1 s; beta, gamma, seconds_per_byte 0..1e-3 s/B; up_to 0..1e15 B;
+// points' bytes > 0 and <= 1e15, scale 0..1e6; processes an integer from 1
+// (2 for a collective fit) to 1048576; seconds_per_process and latency
+// 0..3600 s.
 //   {
 //     "format": "flexmpi-machine-profile", "version": 2,
 //     "library": "Open MPI v4.1.4, ...",             optional: MPI_Get_library_version
@@ -99,8 +103,8 @@ struct MachineProfile {
 
 /// Reads and validates a profile. Throws flexmpi::Error (bad_config) whose
 /// message names `path` and, where one is at fault, the key: missing or
-/// unreadable file, bad JSON, missing key, wrong type, negative or
-/// non-finite value, unknown collective name, empty cost table.
+/// unreadable file, bad JSON, missing key, wrong type, a value out of its
+/// range (above) or not finite, unknown collective name, empty cost table.
 MachineProfile load_machine_profile(const std::string& path);
 /// FLEXMPI_MACHINE_PROFILE's profile: the file's, or the defaults when `path` is empty.
 MachineProfile machine_profile_or_defaults(const std::string& path);

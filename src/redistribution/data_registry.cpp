@@ -594,9 +594,17 @@ std::vector<double> DataRegistry::local_row_nonzeros() const {
 
 std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<const RowBlock> to,
                                       int rank, int nprocs) const {
-  // With nothing registered, the decompositions must still agree with each other.
-  const std::int64_t rows =
-      rows_ >= 0 ? rows_ : (from.empty() ? 0 : from.back().displ + from.back().count);
+  // With nothing registered, the decompositions must still agree with each
+  // other: the rows are those the old blocks reach, in whatever rank order.
+  std::int64_t rows = rows_;
+  if (rows < 0) {
+    rows = 0;
+    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    for (const RowBlock& block : from) {
+      if (block.count <= 0 || block.displ < 0) continue;  // check_decomposition names them
+      rows = std::max(rows, block.count > most - block.displ ? most : block.displ + block.count);
+    }
+  }
   std::string error = check_decomposition(from, rows, nprocs, "from (the old decomposition)");
   if (error.empty()) error = check_decomposition(to, rows, nprocs, "to (the new decomposition)");
   if (!error.empty()) return error;

@@ -31,19 +31,22 @@ struct TransferPlan {
   RowBlock old_block;              ///< from[rank]
   RowBlock new_block;              ///< to[rank]
   RowBlock kept;                   ///< old_block ∩ new_block (count 0 if disjoint)
-  std::vector<Transfer> sends;     ///< old_block \ kept, by increasing row (= increasing peer)
-  std::vector<Transfer> receives;  ///< new_block \ kept, by increasing row (= increasing peer)
+  std::vector<Transfer> sends;     ///< old_block \ kept, by increasing row
+  std::vector<Transfer> receives;  ///< new_block \ kept, by increasing row
 };
 
 /// Empty if `blocks` is a decomposition of [0, size) over nprocs processes:
-/// exactly nprocs blocks, non-negative counts, contiguous and in rank order.
-/// Otherwise a message that names `what` and the first offending block.
+/// exactly nprocs blocks, non-negative counts, tiling the rows in any rank
+/// order (rank 1 may own the rows before rank 0's). Otherwise a message that
+/// names `what`, the offending block and the rows at fault (a gap, an
+/// overlap, rows beyond `size`).
 std::string check_decomposition(std::span<const RowBlock> blocks, std::int64_t size, int nprocs,
                                 std::string_view what);
 
 /// The plan of process `rank`; `from` and `to` must be valid decompositions
-/// of the same rows (check_decomposition). O(log p + peers): the blocks are
-/// sorted, so the peers of a block are found by binary search.
+/// of the same rows (check_decomposition). O(p + peers) when the blocks are
+/// in rank order (O(p log p) otherwise): the peers of a block are found by
+/// binary search in start order.
 TransferPlan plan_transfers(std::span<const RowBlock> from, std::span<const RowBlock> to, int rank);
 
 /// Number of messages that carry `bytes` bytes when none may exceed

@@ -1,13 +1,23 @@
 #include "resources/node_classes.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/number_range.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
+namespace {
+
+// Wide enough for any machine in any unit, narrow enough that garbage
+// (1e308, which turns sums into infinity) is refused when the file is read.
+constexpr NumberRange kSpeed{0.0, 1e12, true};
+constexpr NumberRange kCostPerHour{0.0, 1e9};
+constexpr NumberRange kWatts{0.0, 1e6};
+
+}  // namespace
 
 std::vector<NodeClass> parse_node_classes(const std::string& text, const std::string& source) {
   std::vector<NodeClass> classes;
@@ -26,28 +36,23 @@ std::vector<NodeClass> parse_node_classes(const std::string& text, const std::st
                       "; expected <procType> <speed> [<cost per PE-hour> [<watts per PE>]]");
     };
     // Each number in turn: present and valid, or absent (then the rest is too).
-    auto number_field = [&](double& value, bool required, const char* what, bool positive) {
+    auto number_field = [&](double& value, bool required, const char* what,
+                            const NumberRange& range) {
       std::string word;
       if (!(words >> word)) {
         if (required) fail(std::string(what) + " is missing");
         return false;
       }
-      std::size_t used = 0;
-      try {
-        value = std::stod(word, &used);
-      } catch (const std::exception&) {
-        used = 0;
+      const std::optional<double> number = parse_number(word);
+      if (!number || !range.contains(*number)) {
+        fail(std::string(what) + ": " + range.expected("'" + printable(word) + "'"));
       }
-      if (used == 0 || used != word.size() || !std::isfinite(value) ||
-          (positive ? value <= 0.0 : value < 0.0)) {
-        fail(std::string(what) + " '" + printable(word) + "' is not a number " +
-             (positive ? "> 0" : ">= 0"));
-      }
+      value = *number;
       return true;
     };
-    if (number_field(node_class.speed, true, "speed", true) &&
-        number_field(node_class.cost_per_hour, false, "cost", false)) {
-      (void)number_field(node_class.watts, false, "watts", false);
+    if (number_field(node_class.speed, true, "speed", kSpeed) &&
+        number_field(node_class.cost_per_hour, false, "cost", kCostPerHour)) {
+      (void)number_field(node_class.watts, false, "watts", kWatts);
     }
     if (std::string extra; words >> extra) fail("'" + extra + "' is one word too many");
     if (find_node_class(classes, node_class.name)) {

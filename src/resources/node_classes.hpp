@@ -7,7 +7,8 @@
 // `speed` is in any unit common to the file (the thesis gives GFLOPS per
 // core: C1 1.90, C7 2.25, C6 2.90, C8 4.62); what counts is the ratio to the
 // fastest class. A procType that no line names is of speed 1.0 relative to
-// the fastest, cost 0 and 0 W.
+// the fastest, cost 0 and 0 W. Ranges: speed > 0 and <= 1e12, cost 0..1e9,
+// watts 0..1e6; NaN and infinity are refused like any number out of range.
 #pragma once
 
 #include <optional>
@@ -28,7 +29,7 @@ struct NodeClass {
 };
 
 /// Parses a node-class file; Error(bad_config) naming the line otherwise
-/// (a class named twice, a speed <= 0, a negative cost or power).
+/// (a class named twice, a number out of its range, with the range).
 [[nodiscard]] std::vector<NodeClass> parse_node_classes(const std::string& text,
                                                         const std::string& source);
 /// parse_node_classes of a file; Error(bad_config) if it cannot be read.

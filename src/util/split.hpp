@@ -20,4 +20,17 @@ inline std::vector<std::string_view> split(std::string_view text, char separator
   }
 }
 
+/// The words of `line`, separated by spaces and tabs: " a\tb  c" -> {"a",
+/// "b", "c"}. They point into `line`.
+inline std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  constexpr std::string_view kBlanks = " \t";
+  for (std::size_t start = line.find_first_not_of(kBlanks); start != std::string_view::npos;) {
+    const std::size_t end = line.find_first_of(kBlanks, start);
+    words.push_back(line.substr(start, end == std::string_view::npos ? end : end - start));
+    start = end == std::string_view::npos ? end : line.find_first_not_of(kBlanks, end);
+  }
+  return words;
+}
+
 }  // namespace flexmpi

@@ -88,6 +88,29 @@ TEST(ComputationModel, BadProfilesNameFileLineAndKey) {
   EXPECT_EQ(WorkProfile::load(path).intervals().size(), 2u);
 }
 
+// Issue 34: metric_count 1e308 was accepted and failed mid-run inside AMP
+// ("expected finite seconds >= 0, got inf"); an interval of 10^12 wrapped in
+// an int. Each is refused at load, naming the line, the key and the range.
+TEST(ComputationModel, OutOfRangeProfileNumbersAreRefusedWithTheirRange) {
+  const std::string tail = R"(,"partition":[1]})";
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1e308])" + tail,
+               "trace.jsonl:1: key 'metric_count': expected a number from 0 to 1e+18, got 1e+308");
+  expect_error(R"({"interval":1000000000000,"iterations":1,"metric_count":[1])" + tail,
+               "key 'interval': expected an integer from 0 to 2147483647, got 1000000000000");
+  expect_error(R"({"interval":0,"iterations":-2,"metric_count":[1])" + tail,
+               "key 'iterations': expected an integer from 1 to 2147483647, got -2");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1],"wall_time":[1e10]})",
+               "key 'wall_time': expected a number from 0 to 1000000000");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1],"speed":[1e19]})", "key 'speed'");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1],"partition":[3e9]})",
+               "key 'partition': expected an integer from 0 to 2147483647");
+  expect_error(R"({"interval":0,"iterations":1,"metric_count":[1],"partition":[0.5]})",
+               "key 'partition'");
+  // The largest accepted work still gives finite totals.
+  EXPECT_DOUBLE_EQ(
+      parse(R"({"interval":0,"iterations":1,"metric_count":[1e18,1e18]})").find(0)->total(), 2e18);
+}
+
 TEST(ComputationModel, ProfileCorrectionBeyondTheThreshold) {
   const WorkProfile profile = parse(kTrace);
   ProfileCorrection correction;  // 5 %

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "flexmpi/error.hpp"
 #include "model/machine_profile.hpp"
@@ -206,6 +207,53 @@ TEST(MachineProfile, OtherBadValues) {
   document = good();
   document["format"] = "something-else";
   expect_error(write("wrong_format.json", document.dump()), "format");
+}
+
+// Issue 34: numbers out of their physical range were taken (latency 1e308
+// made every prediction infinite mid-run); each is refused at load with the
+// key and the range.
+TEST(MachineProfile, OutOfRangeNumbersAreRefusedWithTheirRange) {
+  struct Case {
+    nlohmann::json::json_pointer key;
+    nlohmann::json value;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"/network/intra_node/alpha"_json_pointer, 1e308,
+       "key 'network.intra_node.alpha': expected a number from 0 to 1, got 1e+308"},
+      {"/process/spawn/0/processes"_json_pointer, 1e12,
+       "key 'process.spawn[0].processes': expected an integer from 1 to 1048576, got "
+       "1000000000000.0"},
+      {"/process/spawn/0/processes"_json_pointer, -2,
+       "expected an integer from 1 to 1048576, got -2"},
+      {"/process/remove/0/processes"_json_pointer, 2.5, "process.remove[0].processes"},
+      {"/network/inter_node/bands/0/beta"_json_pointer, 1.0,
+       "key 'network.inter_node.bands[0].beta': expected a number from 0 to 0.001, got 1.0"},
+      {"/network/intra_node/bands/0/up_to"_json_pointer, 1e16, "from 0 to 1000000000000000"},
+      {"/collectives/MPI_Bcast/0/points/0/scale"_json_pointer, 1e7,
+       "collectives.MPI_Bcast[0].points[0].scale': expected a number from 0 to 1000000"},
+      {"/collectives/MPI_Bcast/0/points/0/bytes"_json_pointer, 0,
+       "expected a number > 0 and <= 1000000000000000, got 0"},
+      {"/collectives/MPI_Bcast/1/processes"_json_pointer, 1e9,
+       "expected an integer from 2 to 1048576"},
+      {"/process/spawn/1/seconds_per_process"_json_pointer, 1e5, "from 0 to 3600"},
+      {"/redistribution/latency"_json_pointer, 1e308, "redistribution.latency"},
+      {"/network/gamma"_json_pointer, 1.0, "network.gamma"},
+  };
+  int index = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.key.to_string());
+    nlohmann::json document = good();
+    document[c.key] = c.value;
+    expect_error(write("out_of_range" + std::to_string(index++) + ".json", document.dump()),
+                 c.expected);
+  }
+  // The largest accepted values load.
+  nlohmann::json document = good();
+  document["network"]["intra_node"]["alpha"] = 1.0;
+  document["process"]["spawn"][0]["processes"] = 1048576;
+  document["collectives"]["MPI_Bcast"][0]["points"][0]["scale"] = 1e6;
+  EXPECT_NO_THROW(load_machine_profile(write("largest.json", document.dump())));
 }
 
 }  // namespace

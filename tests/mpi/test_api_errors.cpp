@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
@@ -127,6 +128,61 @@ TEST(ApiErrors, RegisteringANullBufferThatHoldsRowsIsAnArgumentError) {
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("NULL"));
   EXPECT_EQ(XMPI_Register_dense(&none, 10, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_ERR_ARG);
   EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
+}
+
+// Issue 34: a size of 10^12 reached the library as -727379968 (the int
+// parameter wrapped it) and was refused as negative. Sizes are long long:
+// the value arrives intact and is refused by value, with the limit.
+TEST(ApiErrors, SizesBeyondIntAreRefusedByTheirValue) {
+  double* x = static_cast<double*>(std::malloc(sizeof(double)));
+  EXPECT_EQ(XMPI_Register_vector(&x, 1000000000000LL, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(),
+              HasSubstr("size 1000000000000 exceeds the largest supported, 2147483647"));
+  EXPECT_EQ(XMPI_Register_dense(&x, 2147483648LL, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("size 2147483648 exceeds"));
+  int* ia = nullptr;
+  int* ja = nullptr;
+  EXPECT_EQ(XMPI_Register_sparse(&ia, &ja, &x, 10, 5000000000LL, MPI_DOUBLE, XMPI_REPLICATED),
+            XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("5000000000 nonzeros"));
+  EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
+  std::free(x);
+}
+
+// Issue 34: a valid tiling in another rank order was refused with "rows
+// 0..4 belong to no process". Reversed blocks (the last rank owns the first
+// rows) move every value to its new owner, and back.
+TEST(ApiErrors, RedistributeDataAcceptsBlocksInAnyRankOrder) {
+  const int rank = world_rank(), size = world_size(), n = 10;
+  std::vector<int> counts(size), displs(size);
+  ASSERT_EQ(XMPI_Get_decomposition(size, n, counts.data(), displs.data()), XMPI_SUCCESS);
+  std::vector<int> reversed(size);  // displ of each rank's block in reverse rank order
+  for (int r = size - 1, next = 0; r >= 0; --r) {
+    reversed[r] = next;
+    next += counts[r];
+  }
+  auto* x = static_cast<double*>(std::malloc(sizeof(double) * n));
+  for (int i = 0; i < counts[rank]; ++i) x[i] = displs[rank] + i;
+  ASSERT_EQ(XMPI_Register_vector(&x, n, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  ASSERT_EQ(XMPI_Redistribute_data(counts[rank], displs[rank], counts[rank], reversed[rank]),
+            XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  int count = -1, displ = -1;
+  ASSERT_EQ(XMPI_Get_wsize(rank, size, n, &count, &displ), XMPI_SUCCESS);
+  EXPECT_EQ(displ, reversed[rank]);
+  for (int i = 0; i < count; ++i) EXPECT_EQ(x[i], displ + i) << "row " << displ + i;
+  // A gap names the rows nobody owns, and nothing moves.
+  EXPECT_EQ(XMPI_Redistribute_data(count, displ, rank == 0 ? count - 1 : count, displ),
+            XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("belong to no process"));
+  for (int i = 0; i < count; ++i) EXPECT_EQ(x[i], displ + i) << "row " << displ + i;
+  // And back to the block partition the later tests expect.
+  ASSERT_EQ(XMPI_Redistribute_data(count, displ, counts[rank], displs[rank]), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  for (int i = 0; i < counts[rank]; ++i) EXPECT_EQ(x[i], displs[rank] + i);
+  ASSERT_EQ(XMPI_Unregister(&x), XMPI_SUCCESS);
+  std::free(x);
 }
 
 TEST(ApiErrors, SendDataWithoutASpawnIsAStateError) {

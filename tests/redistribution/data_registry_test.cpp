@@ -63,6 +63,8 @@ Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_6
   std::sort(cuts.begin(), cuts.end());
   Decomposition blocks;
   for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
+  // Any rank order is a decomposition (issue 34): every other one is shuffled.
+  if (random() % 2 == 0) std::shuffle(blocks.begin(), blocks.end(), random);
   return blocks;
 }
 
@@ -525,14 +527,15 @@ TEST_P(EveryKind, BadInputIsRejectedEverywhereAndChangesNothing) {
   bad[0].count = -bad[0].count;
   expect_rejected(registry, structures, from, bad, mine, "negative count");
 
-  bad = from;  // overlapping
+  bad = from;  // overlapping, or before the first row
   if (nprocs_ > 1) {
     bad[1].displ -= 1;
     bad[1].count += 1;
   } else {
     bad[0].displ = -1;
   }
-  expect_rejected(registry, structures, from, bad, mine, "overlaps");
+  expect_rejected(registry, structures, from, bad, mine,
+                  nprocs_ > 1 ? "overlaps" : "starts before row 0");
 
   bad = from;  // gap
   if (nprocs_ > 1) {

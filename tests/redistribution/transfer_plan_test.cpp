@@ -75,6 +75,51 @@ TEST(TransferPlan, MatchesBruteForceOnRandomDecompositions) {
   }
 }
 
+// Issue 34: a valid tiling listed in another rank order ("rank 1 owns the
+// first rows") was refused with "rows 0..49 belong to no process".
+TEST(TransferPlan, BlocksInAnyRankOrderMatchBruteForce) {
+  std::mt19937_64 random(20261128);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int nprocs = 1 + trial % 9;
+    const std::int64_t rows =
+        trial % 5 == 0 ? trial % 4 : 1 + static_cast<std::int64_t>(random() % 60);
+    Decomposition from = random_decomposition(rows, nprocs, random);
+    Decomposition to = random_decomposition(rows, nprocs, random);
+    std::shuffle(from.begin(), from.end(), random);
+    std::shuffle(to.begin(), to.end(), random);
+    ASSERT_EQ(check_decomposition(from, rows, nprocs, "from"), "") << "trial " << trial;
+    ASSERT_EQ(check_decomposition(to, rows, nprocs, "to"), "") << "trial " << trial;
+    for (int rank = 0; rank < nprocs; ++rank) {
+      const TransferPlan plan = plan_transfers(from, to, rank);
+      EXPECT_EQ(plan.sends, brute_force(from, to, rows, rank)) << "trial " << trial;
+      EXPECT_EQ(plan.receives, brute_force(to, from, rows, rank)) << "trial " << trial;
+    }
+  }
+}
+
+TEST(TransferPlan, BadTilingsSayWhichRowsAreWrong) {
+  const auto error = [](const Decomposition& blocks, std::int64_t rows) {
+    return check_decomposition(blocks, rows, static_cast<int>(blocks.size()), "to");
+  };
+  // Rank order is free: 100 rows, rank 0 owns the second half.
+  EXPECT_EQ(error({{50, 50}, {50, 0}}, 100), "");
+  EXPECT_EQ(error({{0, 100}, {60, 40}, {40, 0}}, 100), "");
+  EXPECT_EQ(error({{40, 50}, {50, 0}}, 100),
+            "to: the blocks cover 90 rows, the structures have 100 (rows 90..99 belong to no "
+            "process)");
+  EXPECT_EQ(error({{40, 60}, {50, 0}}, 100),
+            "to: rows 50..59 belong to no process (a gap before the block of rank 0 {count 40, "
+            "displ 60})");
+  EXPECT_EQ(error({{50, 40}, {50, 0}}, 100),
+            "to: the block of rank 0 {count 50, displ 40} overlaps the block of rank 1 {count "
+            "50, displ 0} (rows 40..49 are in both)");
+  EXPECT_EQ(error({{60, 50}, {50, 0}}, 100),
+            "to: the block of rank 0 {count 60, displ 50} ends beyond the 100 rows of the "
+            "structures");
+  EXPECT_EQ(error({{50, -50}, {50, 0}}, 100),
+            "to: the block of rank 0 {count 50, displ -50} starts before row 0");
+}
+
 TEST(TransferPlan, IdenticalDecompositionsMoveNothing) {
   const Decomposition blocks = {{3, 0}, {0, 3}, {5, 3}};
   for (int rank = 0; rank < 3; ++rank) {

@@ -63,6 +63,11 @@ TEST(Schedule, BadLinesAreRefusedNamingTheLine) {
       {"10 spawn 0", "count"},
       {"10 spawn 2x", "count"},
       {"10 spawn 1 C1 extra", "'extra'"},
+      {"10 spawn 99999999999", "count '99999999999' is not a number from 1 to 2147483647"},
+      {"99999999999999999999 spawn 1", "iteration '99999999999999999999' is not a number >= 0"},
+      {"\xef\xbb\xbf"
+       "10 spawn 1",
+       "iteration '\\xef\\xbb\\xbf10'"},
   };
   for (const auto& [line, what] : cases) {
     SCOPED_TRACE(line);
@@ -76,6 +81,24 @@ TEST(Schedule, BadLinesAreRefusedNamingTheLine) {
       EXPECT_THAT(e.what(), HasSubstr("spawn|remove"));
     }
   }
+}
+
+// The parser is one pass over the text (issue 34: a 50 MB schedule took
+// 54 s); the timing is in docs/benchmarks.md, this checks the pass.
+TEST(Schedule, ManyLinesInAnyOrderAndLayout) {
+  std::string text;
+  constexpr int kLines = 20000;
+  for (int i = kLines - 1; i >= 0; --i) {
+    text += std::to_string(i) + (i % 2 == 0 ? "\tspawn  1" : " remove 1 C1 # note") + "\n";
+  }
+  text += "   \n# last line without a newline\n7 spawn 3";
+  const auto actions = parse_schedule(text, "big.txt");
+  ASSERT_EQ(actions.size(), kLines + 1u);
+  for (int i = 0; i < kLines; ++i) {
+    EXPECT_EQ(actions[i + (i > 7 ? 1 : 0)].iteration, i);
+  }
+  EXPECT_EQ(actions[8], (ScheduledAction{7, true, 3, ""}));  // after the file's other 7
+  EXPECT_EQ(actions[1], (ScheduledAction{1, false, 1, "C1"}));
 }
 
 TEST(Schedule, ConfigReadsTheFileOnceIntoTypedActions) {

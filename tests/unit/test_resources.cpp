@@ -212,10 +212,19 @@ TEST(NodeClasses, BadLinesAreRefusedNamingTheLine) {
     const char* expected;
   } cases[] = {
       {"C1", "speed is missing"},
-      {"C1 0", "speed '0' is not a number > 0"},
-      {"C1 fast", "speed 'fast' is not a number > 0"},
-      {"C1 1 -2", "cost '-2' is not a number >= 0"},
-      {"C1 1 2 x", "watts 'x' is not a number >= 0"},
+      {"C1 0", "speed: expected a number > 0 and <= 1000000000000, got '0'"},
+      {"C1 fast", "speed: expected a number > 0 and <= 1000000000000, got 'fast'"},
+      {"C1 1 -2", "cost: expected a number from 0 to 1000000000, got '-2'"},
+      {"C1 1 2 x", "watts: expected a number from 0 to 1000000, got 'x'"},
+      // Issue 34: out of range or not finite, each refused with its range.
+      {"C1 1e308", "speed: expected a number > 0 and <= 1000000000000, got '1e308'"},
+      {"C1 1e400", "speed: expected a number > 0 and <= 1000000000000, got '1e400'"},
+      {"C1 nan", "speed: expected a number > 0"},
+      {"C1 1 inf", "cost: expected a number from 0 to 1000000000, got 'inf'"},
+      {"C1 1 1e10", "cost: expected a number from 0 to 1000000000"},
+      {"C1 1 0.1 1e7", "watts: expected a number from 0 to 1000000, got '1e7'"},
+      {"C1 1 0.1 -0.5", "watts: expected a number from 0 to 1000000, got '-0.5'"},
+      {"C1 1 0.1\xff", "cost: expected a number from 0 to 1000000000, got '0.1\\xff'"},
       {"C1 1 2 3 4", "'4' is one word too many"},
       {"C1 1\nC1 2", "class 'C1' is described twice"},
   };
