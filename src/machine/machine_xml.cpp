@@ -39,8 +39,7 @@ class XmlReader {
                 const NumberRange& range) const {
     const std::optional<double> value = parse_number(text);
     if (!value || !range.contains(*value)) {
-      fail(where + ": attribute " + attribute + ": " +
-           range.expected("\"" + printable(text) + "\""));
+      fail(where + ": attribute " + attribute + ": " + range.expected_word(printable(text), '"'));
     }
     return *value;
   }

@@ -45,7 +45,7 @@ std::vector<NodeClass> parse_node_classes(const std::string& text, const std::st
       }
       const std::optional<double> number = parse_number(word);
       if (!number || !range.contains(*number)) {
-        fail(std::string(what) + ": " + range.expected("'" + printable(word) + "'"));
+        fail(std::string(what) + ": " + range.expected_word(printable(word), '\''));
       }
       value = *number;
       return true;

@@ -38,6 +38,15 @@ struct NumberRange {
   [[nodiscard]] std::string expected(std::string_view shown) const {
     return "expected " + text() + ", got " + std::string(shown);
   }
+
+  /// expected() of a word of a file, shown between `quote`s. Appended, not
+  /// "'" + word: GCC 12 warns falsely on that at -O3 (-Wrestrict, bug 105329).
+  [[nodiscard]] std::string expected_word(std::string_view word, char quote) const {
+    std::string shown(1, quote);
+    shown += word;
+    shown += quote;
+    return expected(shown);
+  }
 };
 
 /// The whole of `word` as a number (decimal or exponent form, no sign '+',
