@@ -75,6 +75,12 @@ struct Config {
   double emulate_unit_seconds = 0.0;
   std::string report;              ///< profile-only report path ("-" = stderr, empty: off)
   std::string log_level = "info";  ///< trace | debug | info | warn | error | off
+  /// Seconds a flexmpi collective call waits for every rank before the job
+  /// is ended with who arrived (0: forever, no watchdog).
+  double collective_timeout = 300.0;
+  /// Lost output (trace, report) makes the run's exit status 3; false: only
+  /// the warning when it happens.
+  bool output_errors_fail = true;
 };
 
 /// One setting: its environment variable, its flexrun option and how to read it.

@@ -369,11 +369,34 @@ std::vector<SettingDescriptor> output_settings() {
   };
 }
 
+// What a run does when it goes wrong: a rank missing from a collective call,
+// output that could not be written (issue 34).
+std::vector<SettingDescriptor> failure_settings() {
+  return {
+      {"FLEXMPI_COLLECTIVE_TIMEOUT", "collective-timeout", "300",
+       "a number of seconds from 0 to 1000000 (0 = off)",
+       "a flexmpi collective call (XMPI_Eval_*, XMPI_Redistribute_data, spawn, removal, data "
+       "hand-over) that waits this long for the other ranks ends the job (exit status 4), "
+       "naming the ranks that arrived, their call and iteration, and those that did not",
+       [](Config& c, std::string_view v) {
+         const double seconds = parse_real(v);
+         if (!(seconds >= 0.0 && seconds <= 1e6)) throw Rejected{};
+         c.collective_timeout = seconds;
+       }},
+      {"FLEXMPI_OUTPUT_ERRORS", "output-errors", "fail", "one of fail, warn",
+       "a write of the trace or the report that fails is reported once on standard error; fail: "
+       "the process then exits with status 3 at MPI_Finalize, warn: the run's status is kept",
+       [](Config& c, std::string_view v) {
+         c.output_errors_fail = parse_choice(v, {"fail", "warn"}) == "fail";
+       }},
+  };
+}
+
 // In documentation order: the README table and flexrun --help follow it.
 std::vector<SettingDescriptor> make_settings() {
   std::vector<SettingDescriptor> table = balancing_settings();
-  for (auto group :
-       {drum_settings(), malleability_settings(), resource_settings(), output_settings()}) {
+  for (auto group : {drum_settings(), malleability_settings(), resource_settings(),
+                     output_settings(), failure_settings()}) {
     table.insert(table.end(), std::make_move_iterator(group.begin()),
                  std::make_move_iterator(group.end()));
   }

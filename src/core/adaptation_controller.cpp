@@ -14,6 +14,7 @@
 #include "monitoring/monitor.hpp"
 #include "util/agreement.hpp"
 #include "util/clock.hpp"
+#include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
 
@@ -136,7 +137,10 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
   trace_->write(record);
 }
 
-void AdaptationController::flush_trace() { trace_interval({}); }
+bool AdaptationController::finish_trace() {
+  trace_interval({});
+  return trace_ == nullptr || trace_->close();
+}
 
 RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
                                         std::span<const double> weight, const SpawnRequest* how) {
@@ -166,6 +170,12 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   // Evaluate an interval once, right after it closed (by this call or by
   // XMPI_Monitor_iter_end just before it).
   if (interval_traced_) return state_.own_block();
+  // From here on the call is collective: a rank that does not come is named
+  // (and the job ended) instead of every other rank waiting forever.
+  await_every_rank(
+      context_.library_comm(),
+      {how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig, iteration},
+      config_.collective_timeout);
   // A spawn or removal this interval splits the rows by these weights. Once
   // an interval, not every call: a copy of EpiGraph's 200,000 weights per
   // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,
@@ -338,6 +348,10 @@ nlohmann::json AdaptationController::carry_out(const Decomposition& target,
 }
 
 bool AdaptationController::iteration_open() const { return monitor_.iteration_open(); }
+
+long long AdaptationController::iterations_monitored() const {
+  return monitor_.iterations_monitored();
+}
 
 std::vector<double> AdaptationController::fresh_speeds() const {
   const std::size_t size = static_cast<std::size_t>(context_.size());

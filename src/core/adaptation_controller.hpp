@@ -55,8 +55,9 @@ class AdaptationController final : public ReconfigurationHooks {
   /// Returns this process's block ({0, 0} if it was removed).
   RowBlock evaluate(int iteration, int max_iterations, std::span<const double> weight,
                     const SpawnRequest* how);
-  /// Writes the record of an interval nobody evaluated (MPI_Finalize).
-  void flush_trace();
+  /// MPI_Finalize: writes the record of an interval nobody evaluated and
+  /// closes the trace; false if a line of it was lost (reported already).
+  bool finish_trace();
 
   /// The last completed sampling interval, if any.
   [[nodiscard]] const std::optional<IntervalReport>& last_interval() const {
@@ -65,6 +66,7 @@ class AdaptationController final : public ReconfigurationHooks {
 
   // ReconfigurationHooks
   [[nodiscard]] bool iteration_open() const override;
+  [[nodiscard]] long long iterations_monitored() const override;
   [[nodiscard]] std::vector<double> fresh_speeds() const override;
   void record_reconfiguration(nlohmann::json event) override;
   void restart_after_reconfiguration() override;

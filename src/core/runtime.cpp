@@ -13,6 +13,8 @@
 #include "resources/node_classes.hpp"
 #include "util/agreement.hpp"
 #include "util/clock.hpp"
+#include "util/collective_watchdog.hpp"
+#include "util/output_file.hpp"
 
 namespace flexmpi {
 
@@ -142,16 +144,25 @@ void Runtime::abandon() noexcept {
   std::exit(EXIT_SUCCESS);
 }
 
-void Runtime::stop() noexcept {
-  if (instance_ == nullptr) return;
+bool Runtime::stop() noexcept {
+  if (instance_ == nullptr) return false;
+  bool intact = false;
   try {
-    instance_->controller_->flush_trace();
+    intact = instance_->controller_->finish_trace();
   } catch (const std::exception& e) {
-    instance_->log().error("writing the trace: {}", e.what());
+    std::fprintf(stderr, "flexmpi: writing the trace: %s\n", e.what());
   }
-  instance_->write_profile();
+  intact = instance_->write_profile() && intact;
+  const bool fail = !intact && instance_->config_.output_errors_fail;
+  if (fail) {
+    std::fprintf(stderr,
+                 "flexmpi: rank %d lost output (see above): exit status %d "
+                 "(FLEXMPI_OUTPUT_ERRORS=warn keeps the program's own)\n",
+                 instance_->rank(), kOutputLostStatus);
+  }
   delete instance_;
   instance_ = nullptr;
+  return fail;
 }
 
 void Runtime::set_work(double work_units) {
@@ -167,25 +178,29 @@ RedistributionStats Runtime::redistribute(const RowBlock& old_block, const RowBl
                 "spawned processes wait for their data: hand it over with XMPI_Send_data "
                 "(they call XMPI_Get_data) before XMPI_Redistribute_data");
   }
+  await_every_rank(context_->library_comm(),
+                   {CollectiveCall::redistribute_data, monitor_->iterations_monitored()},
+                   config_.collective_timeout);
   return state_->redistribute_blocks(old_block, new_block);
 }
 
-void Runtime::write_profile() noexcept {
+bool Runtime::write_profile() noexcept {
   // A removed process is no longer part of the application: rank 0 of the
   // application writes the profile.
-  if (processes_->status() == ProcessStatus::removed) return;
+  if (processes_->status() == ProcessStatus::removed) return true;
   const std::string requested = requested_profile_destination(config_.report, context_->api_used());
   int wanted = requested.empty() ? 0 : 1;  // the report is collective: agree first
   PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MAX, context_->library_comm());
-  if (wanted == 0) return;
+  if (wanted == 0) return true;
   // Built, not assigned: GCC 12 at -O3 reports a false -Wrestrict on
   // assigning a literal to a std::string (GCC bug 105329).
   const std::string destination = requested.empty() ? std::string("-") : requested;
   try {
-    write_profile_report(comm_profile_, wall_seconds() - start_wall_, context_->library_comm(),
-                         destination);
+    return write_profile_report(comm_profile_, wall_seconds() - start_wall_,
+                                context_->library_comm(), destination);
   } catch (const std::exception& e) {
-    context_->log().error("could not write the profile: {}", e.what());
+    std::fprintf(stderr, "flexmpi: could not write the profile: %s\n", e.what());
+    return false;
   }
 }
 

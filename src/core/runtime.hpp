@@ -45,8 +45,10 @@ class Runtime {
   /// Called by the MPI_Init wrappers after PMPI_Init. Every process calls
   /// it; if any fails, all of them stop with the first failure's message.
   static void start(int thread_level);
-  /// Called by the MPI_Finalize wrapper before PMPI_Finalize.
-  static void stop() noexcept;
+  /// Called by the MPI_Finalize wrapper before PMPI_Finalize. Returns whether
+  /// this process lost output (trace, report) and must exit with
+  /// kOutputLostStatus after PMPI_Finalize (FLEXMPI_OUTPUT_ERRORS=fail).
+  [[nodiscard]] static bool stop() noexcept;
 
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -96,7 +98,8 @@ class Runtime {
   static void start_spawned(int thread_level);
   /// Ends this process at once (a spawned process whose spawn was undone).
   [[noreturn]] static void abandon() noexcept;
-  void write_profile() noexcept;
+  /// Whether the profile, if one is wanted, was written whole.
+  bool write_profile() noexcept;
 
   static inline Runtime* instance_ = nullptr;
 

@@ -280,8 +280,24 @@ ProcessManager::Blocker ProcessManager::reconfiguration_blocker(bool needs_spawn
   return {};
 }
 
+CollectiveCall ProcessManager::watched_call(Op op) {
+  switch (op) {
+    case Op::spawn:
+      return CollectiveCall::spawn;
+    case Op::remove:
+      return CollectiveCall::remove;
+    case Op::data:
+      return CollectiveCall::hand_over_data;
+    case Op::reconfigure:
+      return CollectiveCall::reconfigure;
+  }
+  return CollectiveCall::reconfigure;
+}
+
 void ProcessManager::agree(Op op, const Blocker& blocker) {
   context_.note_api_call();
+  await_every_rank(context_.library_comm(), {watched_call(op), loop_.iterations_monitored()},
+                   config_.collective_timeout);
   int values[2] = {static_cast<int>(op), -static_cast<int>(op)};
   int reduced[2];
   // MIN of (op, -op) gives the smallest and the largest op called.

@@ -74,6 +74,7 @@
 #include "process/reconfiguration_hooks.hpp"
 #include "resources/resource_manager.hpp"
 #include "scheduler/scheduler.hpp"
+#include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
 
@@ -169,6 +170,8 @@ class ProcessManager {
   // Agreement: every process called `op` and none is blocked; else every
   // process throws the same Error (the lowest blocked rank's).
   void agree(Op op, const Blocker& blocker);
+  // The name the collective watchdog reports `op` under.
+  static CollectiveCall watched_call(Op op);
   [[nodiscard]] Blocker reconfiguration_blocker(bool needs_spawn_support) const;
   // Runs `decide` on rank 0 and broadcasts its result or its error.
   nlohmann::json decide(const std::function<nlohmann::json()>& at_root);

@@ -13,6 +13,8 @@ class ReconfigurationHooks {
   virtual ~ReconfigurationHooks() = default;
   /// A monitored iteration is open: no reconfiguration may start.
   [[nodiscard]] virtual bool iteration_open() const = 0;
+  /// Iterations this process monitored so far (for the collective watchdog's report).
+  [[nodiscard]] virtual long long iterations_monitored() const = 0;
   /// Per process, the speeds measured since the last reconfiguration on the
   /// current process set (robust over the intervals on the current blocks);
   /// empty if none was measured yet.

@@ -3,7 +3,10 @@
 // profiled (it may even be unmodified, with libflexmpi preloaded).
 #include <mpi.h>
 
+#include <cstdlib>
+
 #include "core/runtime.hpp"
+#include "util/output_file.hpp"
 
 extern "C" int MPI_Init(int* argc, char*** argv) {
   const int code = PMPI_Init(argc, argv);
@@ -18,6 +21,10 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
 }
 
 extern "C" int MPI_Finalize(void) {
-  flexmpi::Runtime::stop();
-  return PMPI_Finalize();
+  const bool output_lost = flexmpi::Runtime::stop();
+  const int code = PMPI_Finalize();
+  // The exit status says the trace or report is incomplete: a status of 0
+  // would let a script take the partial output for the run's.
+  if (output_lost) std::exit(flexmpi::kOutputLostStatus);
+  return code;
 }

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "flexmpi/error.hpp"
+#include "util/output_file.hpp"
 
 namespace flexmpi {
 namespace {
@@ -64,7 +64,7 @@ Operations summarize(const std::vector<double>& all_rows) {
   return operations;
 }
 
-void write_json(const std::vector<double>& processes, const Operations& operations, int size,
+bool write_json(const std::vector<double>& processes, const Operations& operations, int size,
                 const std::string& destination) {
   nlohmann::json report = {{"nprocs", size},
                            {"processes", nlohmann::json::array()},
@@ -88,12 +88,12 @@ void write_json(const std::vector<double>& processes, const Operations& operatio
                                     {"seconds", summary.total.seconds},
                                     {"max_seconds_per_process", summary.max_seconds}});
   }
-  std::ofstream file(destination);
-  if (!file) throw Error(Errc::bad_config, "FLEXMPI_REPORT='" + destination + "': cannot write");
-  file << report.dump(2) << "\n";
+  OutputFile file("FLEXMPI_REPORT", destination);
+  file.append(report.dump(2) + "\n");
+  return file.close();
 }
 
-void write_text(const std::vector<double>& processes, const Operations& operations, int size) {
+bool write_text(const std::vector<double>& processes, const Operations& operations, int size) {
   std::string text = fmt::format("flexmpi profile: {} processes\n", size);
   text += fmt::format("{:>5} {:>12} {:>12} {:>12} {:>7} {:>10} {:>14} {:>14}\n", "rank", "wall s",
                       "compute s", "MPI s", "MPI %", "MPI calls", "bytes sent", "bytes recv");
@@ -111,12 +111,13 @@ void write_text(const std::vector<double>& processes, const Operations& operatio
                         summary.total.bytes_sent, summary.total.bytes_received,
                         summary.total.seconds, summary.max_seconds);
   }
-  std::fputs(text.c_str(), stderr);
+  // Standard error refusing it leaves nowhere to say so: the exit status will.
+  return std::fputs(text.c_str(), stderr) >= 0 && std::fflush(stderr) == 0;
 }
 
 }  // namespace
 
-void write_profile_report(const CommProfile& profile, double wall_seconds, MPI_Comm comm,
+bool write_profile_report(const CommProfile& profile, double wall_seconds, MPI_Comm comm,
                           const std::string& destination) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -130,13 +131,10 @@ void write_profile_report(const CommProfile& profile, double wall_seconds, MPI_C
                         MPI_DOUBLE, 0, comm),
             "MPI_Gather (profile)");
   const std::vector<double> all_rows = gather_operation_rows(profile, rank, size, comm);
-  if (rank != 0) return;
+  if (rank != 0) return true;
   const Operations operations = summarize(all_rows);
-  if (destination == "-") {
-    write_text(processes, operations, size);
-  } else {
-    write_json(processes, operations, size, destination);
-  }
+  if (destination == "-") return write_text(processes, operations, size);
+  return write_json(processes, operations, size, destination);
 }
 
 }  // namespace flexmpi

@@ -13,7 +13,9 @@ namespace flexmpi {
 
 /// Collective over `comm`. `destination`: a file path for JSON, "-" for a
 /// table on standard error. `wall_seconds`: this process's MPI_Init..now.
-void write_profile_report(const CommProfile& profile, double wall_seconds, MPI_Comm comm,
+/// Returns false if writing failed (reported on standard error already);
+/// throws Error(bad_config) if the file cannot be opened.
+bool write_profile_report(const CommProfile& profile, double wall_seconds, MPI_Comm comm,
                           const std::string& destination);
 
 }  // namespace flexmpi

@@ -1,10 +1,5 @@
 #include "trace/trace_writer.hpp"
 
-#include <cerrno>
-#include <cstring>
-
-#include "flexmpi/error.hpp"
-
 namespace flexmpi {
 
 nlohmann::json interval_record(const IntervalReport& report, double dedicated_threshold,
@@ -49,18 +44,8 @@ nlohmann::json interval_record(const IntervalReport& report, double dedicated_th
   };
 }
 
-TraceWriter::TraceWriter(const std::string& path)
-    : path_(path), file_(std::fopen(path.c_str(), "w"), &std::fclose) {
-  if (!file_) {
-    throw Error(Errc::bad_config, "FLEXMPI_TRACE='" + path + "': cannot open for writing (" +
-                                      std::strerror(errno) + ")");
-  }
-}
+TraceWriter::TraceWriter(const std::string& path) : file_("FLEXMPI_TRACE", path) {}
 
-void TraceWriter::write(const nlohmann::json& record) {
-  const std::string line = record.dump() + "\n";
-  std::fwrite(line.data(), 1, line.size(), file_.get());
-  std::fflush(file_.get());
-}
+void TraceWriter::write(const nlohmann::json& record) { file_.append(record.dump() + "\n"); }
 
 }  // namespace flexmpi

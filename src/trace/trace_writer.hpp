@@ -2,12 +2,11 @@
 // written by rank 0. tools/flexmpi-plot turns it into PNG plots.
 #pragma once
 
-#include <cstdio>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "monitoring/interval.hpp"
+#include "util/output_file.hpp"
 
 namespace flexmpi {
 
@@ -21,12 +20,14 @@ class TraceWriter {
  public:
   /// Opens (truncates) `path`; throws Error(bad_config) if it cannot.
   explicit TraceWriter(const std::string& path);
-  /// Appends one line and flushes it, so a crashed run keeps its trace.
+  /// Appends one line and flushes it, so a crashed run keeps its trace; a
+  /// failure is reported once (OutputFile).
   void write(const nlohmann::json& record);
+  /// Closes the trace; whether every line reached it.
+  bool close() { return file_.close(); }
 
  private:
-  std::string path_;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
+  OutputFile file_;
 };
 
 }  // namespace flexmpi

@@ -488,6 +488,24 @@ def plot_errors(args):
                f"{os.path.basename(path)}: a one-line message naming the file and '{needle}' "
                "expected")
 
+    # A plot the disk refuses (issue 34): named, exit code 1, never a silent success.
+    full = os.path.join(args.workdir, "full")
+    os.makedirs(full, exist_ok=True)
+    if not os.path.lexists(os.path.join(full, "speed.png")):
+        os.symlink("/dev/full", os.path.join(full, "speed.png"))
+    result = run([args.plot, good, "-o", full])
+    expect(result.returncode == 1 and "No space left on device" in result.stderr and
+           os.path.join(full, "speed.png") in result.stderr and "Traceback" not in result.stderr,
+           f"a plot written to /dev/full: exit code 1 and a message naming speed.png expected, got "
+           f"{result.returncode}: {result.stderr}")
+    with open("/dev/full", "w") as stdout:
+        result = subprocess.run([args.plot, good, "-o", outdir], stdout=stdout,
+                                stderr=subprocess.PIPE, text=True, timeout=120)
+    expect(result.returncode == 1 and "standard output" in result.stderr and
+           "Traceback" not in result.stderr,
+           f"the list of plots written to /dev/full: exit code 1 and a message expected, got "
+           f"{result.returncode}: {result.stderr}")
+
 
 @check("plot-curve")
 def plot_curve(args):

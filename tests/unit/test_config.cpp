@@ -412,6 +412,26 @@ TEST(Config, PathSettingsAcceptPathsAndRejectEmpty) {
   expect_rejected("FLEXMPI_REPORT", "");
 }
 
+// The collective watchdog's timeout and what lost output does (issue 34).
+TEST(Config, FailureSettingsAcceptTheirRanges) {
+  EXPECT_EQ(Config{}.collective_timeout, 300.0);
+  EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "0").collective_timeout, 0.0);
+  EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "2.5").collective_timeout, 2.5);
+  EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "1000000").collective_timeout, 1e6);
+  EXPECT_TRUE(Config{}.output_errors_fail);
+  EXPECT_TRUE(load_one("FLEXMPI_OUTPUT_ERRORS", "fail").output_errors_fail);
+  EXPECT_FALSE(load_one("FLEXMPI_OUTPUT_ERRORS", "warn").output_errors_fail);
+}
+
+TEST(Config, FailureSettingsRejectBadValues) {
+  for (const std::string value : {"", "abc", "-1", "1000001", "1e308", "inf", "nan", "2s", " 2"}) {
+    expect_rejected("FLEXMPI_COLLECTIVE_TIMEOUT", value, "from 0 to 1000000 (0 = off)");
+  }
+  for (const std::string value : {"", "FAIL", "ignore", "0", "warn "}) {
+    expect_rejected("FLEXMPI_OUTPUT_ERRORS", value, "one of fail, warn");
+  }
+}
+
 TEST(Config, EmulateSpeedAcceptsSpeedLists) {
   EXPECT_EQ(load_one("FLEXMPI_EMULATE_SPEED", "1.0,0.5").emulate_speed, "1.0,0.5");
   EXPECT_EQ(load_one("FLEXMPI_EMULATE_SPEED", "0.25").emulate_speed, "0.25");

@@ -474,7 +474,7 @@ def plot_curve(states, rows, outdir, name):
     figure.tight_layout()
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, "epidemic_curve.png")
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path, 110)
     written = {path: describe(figure)}
     plt.close(figure)
     return written
@@ -524,7 +524,7 @@ def make_plots(records, outdir, trace_name):
         figure.suptitle(trace_name, fontsize="small", color="gray")
         figure.tight_layout()
         path = os.path.join(outdir, name + ".png")
-        figure.savefig(path, dpi=110)
+        save_figure(figure, path, 110)
         written[path] = describe(figure)
         plt.close(figure)
 
@@ -537,10 +537,18 @@ def make_plots(records, outdir, trace_name):
     figure.suptitle(f"flexmpi trace {trace_name}: {len(records)} sampling intervals")
     figure.tight_layout(rect=(0, 0, 1, 0.98))
     path = os.path.join(outdir, "overview.png")
-    figure.savefig(path, dpi=90)
+    save_figure(figure, path, 90)
     written[path] = describe(figure)
     plt.close(figure)
     return written
+
+
+def save_figure(figure, path, dpi):
+    """Writes `figure` to `path`; a failure (a full disk) is an OSError naming the file."""
+    try:
+        figure.savefig(path, dpi=dpi)
+    except OSError as error:
+        raise OSError(error.errno, error.strerror or str(error), path) from error
 
 
 def main(argv):
@@ -576,7 +584,13 @@ def main(argv):
     except OSError as error:
         print(f"flexmpi-plot: cannot write to {arguments.output}: {error}", file=sys.stderr)
         return 1
-    print(json.dumps(written, indent=1) if arguments.describe else "\n".join(written))
+    try:
+        print(json.dumps(written, indent=1) if arguments.describe else "\n".join(written))
+        sys.stdout.flush()
+    except OSError as error:
+        print(f"flexmpi-plot: cannot write the list of plots to standard output: {error}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

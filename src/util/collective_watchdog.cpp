@@ -1,0 +1,210 @@
+#include "util/collective_watchdog.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "flexmpi/error.hpp"
+#include "util/clock.hpp"
+
+namespace flexmpi {
+namespace {
+
+constexpr int kArrivalTag = 4311;  // a rank's position, to rank 0
+constexpr int kGoTag = 4312;       // rank 0: every rank arrived
+constexpr int kReportTag = 4313;   // a rank that waited too long, to rank 0
+
+using Arrival = std::array<std::int64_t, 2>;  // call, iteration
+
+const char* call_name(CollectiveCall call) {
+  switch (call) {
+    case CollectiveCall::eval_lbalance:
+      return "XMPI_Eval_lbalance";
+    case CollectiveCall::eval_reconfig:
+      return "XMPI_Eval_reconfig";
+    case CollectiveCall::redistribute_data:
+      return "XMPI_Redistribute_data";
+    case CollectiveCall::spawn:
+      return "XMPI_Spawn";
+    case CollectiveCall::remove:
+      return "XMPI_Remove";
+    case CollectiveCall::hand_over_data:
+      return "XMPI_Send_data/XMPI_Get_data";
+    case CollectiveCall::reconfigure:
+      return "flexmpi::reconfigure";
+  }
+  return "a flexmpi call";
+}
+
+// Polls `done` until it holds (true) or `deadline` passes (false). The first
+// millisecond spins: in a run that works, the others are about to arrive and
+// a sleep would delay every interval. Later polls sleep, 100 us and after a
+// second 1 ms, so that a rank waiting for a slow one does not take its core.
+bool poll_until(double deadline, const std::function<bool()>& done) {
+  const double start = wall_seconds();
+  while (!done()) {
+    const double now = wall_seconds();
+    if (now >= deadline) return false;
+    const double waited = now - start;
+    if (waited < 1e-3) continue;
+    const timespec pause{0, waited < 1.0 ? 100'000L : 1'000'000L};
+    nanosleep(&pause, nullptr);
+  }
+  return true;
+}
+
+// "rank 2", "ranks 0-3, 5". Appended piece by piece: GCC 12 at -O3 reports a
+// false -Wrestrict on a literal + std::string (GCC bug 105329).
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text = ranks.size() == 1 ? "rank" : "ranks";
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t last = i;
+    while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1) ++last;
+    text += i == 0 ? " " : ", ";
+    text += std::to_string(ranks[i]);
+    if (last > i) {
+      text += '-';
+      text += std::to_string(ranks[last]);
+    }
+    i = last + 1;
+  }
+  return text;
+}
+
+[[noreturn]] void abort_job(MPI_Comm comm, const std::string& message) {
+  std::fprintf(stderr, "flexmpi: %s; aborting the job\n", message.c_str());
+  std::fflush(stderr);
+  PMPI_Abort(comm, kCollectiveTimeoutStatus);
+  std::_Exit(kCollectiveTimeoutStatus);  // PMPI_Abort does not return; should it, end here
+}
+
+std::string waited_text(double timeout_seconds) {
+  return fmt::format("waited more than {:g} s (FLEXMPI_COLLECTIVE_TIMEOUT)", timeout_seconds);
+}
+
+// Rank 0's table: the arrived ranks grouped by position, then the missing ones.
+std::string arrival_table(const std::vector<Arrival>& arrivals, const std::vector<bool>& arrived) {
+  std::map<Arrival, std::vector<int>> groups;
+  std::vector<int> missing;
+  for (std::size_t r = 0; r < arrived.size(); ++r) {
+    (arrived[r] ? groups[arrivals[r]] : missing).push_back(static_cast<int>(r));
+  }
+  std::string text;
+  for (const auto& [arrival, ranks] : groups) {
+    const CollectivePosition position{static_cast<CollectiveCall>(arrival[0]), arrival[1]};
+    text += (text.empty() ? "" : "; ") + rank_list(ranks) + " in " + describe(position);
+  }
+  return text + "; " + rank_list(missing) +
+         " not arrived (elsewhere in the program: every rank must make the same flexmpi calls "
+         "in the same order)";
+}
+
+void await_at_root(MPI_Comm comm, int size, const CollectivePosition& here,
+                   double timeout_seconds) {
+  std::vector<Arrival> arrivals(static_cast<std::size_t>(size));
+  arrivals[0] = {static_cast<std::int64_t>(here.call), here.iteration};
+  std::vector<bool> arrived(static_cast<std::size_t>(size), false);
+  arrived[0] = true;
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(size - 1));
+  for (int r = 1; r < size; ++r) {
+    check_mpi(PMPI_Irecv(arrivals[static_cast<std::size_t>(r)].data(), 2, MPI_INT64_T, r,
+                         kArrivalTag, comm, &requests[static_cast<std::size_t>(r - 1)]),
+              "MPI_Irecv (collective watchdog)");
+  }
+  int remaining = size - 1;
+  bool asked = false;
+  std::vector<int> completed(requests.size());
+  const bool everyone = poll_until(wall_seconds() + timeout_seconds, [&] {
+    int count = 0;
+    check_mpi(PMPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count,
+                            completed.data(), MPI_STATUSES_IGNORE),
+              "MPI_Testsome (collective watchdog)");
+    for (int i = 0; i < std::max(count, 0); ++i)
+      arrived[static_cast<std::size_t>(completed[i] + 1)] = true;
+    if (count != MPI_UNDEFINED) remaining -= count;
+    if (remaining == 0) return true;
+    int flag = 0;
+    check_mpi(PMPI_Iprobe(MPI_ANY_SOURCE, kReportTag, comm, &flag, MPI_STATUS_IGNORE),
+              "MPI_Iprobe (collective watchdog)");
+    asked = flag != 0;
+    return asked;
+  });
+  if (!everyone || asked) {
+    abort_job(comm, "a flexmpi collective call " + waited_text(timeout_seconds) + ": " +
+                        arrival_table(arrivals, arrived));
+  }
+  std::vector<MPI_Request> go(requests.size());
+  int nothing = 0;
+  for (int r = 1; r < size; ++r) {
+    check_mpi(
+        PMPI_Isend(&nothing, 0, MPI_INT, r, kGoTag, comm, &go[static_cast<std::size_t>(r - 1)]),
+        "MPI_Isend (collective watchdog)");
+  }
+  check_mpi(PMPI_Waitall(static_cast<int>(go.size()), go.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall (collective watchdog)");
+}
+
+void await_go(MPI_Comm comm, int rank, const CollectivePosition& here, double timeout_seconds) {
+  const Arrival arrival = {static_cast<std::int64_t>(here.call), here.iteration};
+  MPI_Request sent = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
+  check_mpi(PMPI_Isend(arrival.data(), 2, MPI_INT64_T, 0, kArrivalTag, comm, &sent),
+            "MPI_Isend (collective watchdog)");
+  int nothing = 0;
+  check_mpi(PMPI_Irecv(&nothing, 0, MPI_INT, 0, kGoTag, comm, &go),
+            "MPI_Irecv (collective watchdog)");
+  const auto arrived = [&] {
+    int flag = 0;
+    check_mpi(PMPI_Test(&go, &flag, MPI_STATUS_IGNORE), "MPI_Test (collective watchdog)");
+    return flag != 0;
+  };
+  if (poll_until(wall_seconds() + timeout_seconds, arrived)) {
+    check_mpi(PMPI_Wait(&sent, MPI_STATUS_IGNORE), "MPI_Wait (collective watchdog)");
+    return;
+  }
+  // Rank 0 knows who arrived: if it waits in a flexmpi call too, it reports
+  // and ends the job; it is given a grace period to.
+  MPI_Request ask = MPI_REQUEST_NULL;
+  check_mpi(PMPI_Isend(&nothing, 0, MPI_INT, 0, kReportTag, comm, &ask),
+            "MPI_Isend (collective watchdog)");
+  poll_until(wall_seconds() + std::min(timeout_seconds, 2.0), [&] {
+    int flag = 0;
+    PMPI_Test(&ask, &flag, MPI_STATUS_IGNORE);  // keeps the request moving; nothing to wait for
+    return false;
+  });
+  abort_job(comm, fmt::format("rank {} in {} {}; rank 0 did not answer: it is not in a flexmpi "
+                              "collective call (every rank must make the same flexmpi calls in "
+                              "the same order)",
+                              rank, describe(here), waited_text(timeout_seconds)));
+}
+
+}  // namespace
+
+std::string describe(const CollectivePosition& position) {
+  const bool evaluation = position.call == CollectiveCall::eval_lbalance ||
+                          position.call == CollectiveCall::eval_reconfig;
+  if (evaluation)
+    return fmt::format("{} at iteration {}", call_name(position.call), position.iteration);
+  return fmt::format("{} after {} monitored iterations", call_name(position.call),
+                     position.iteration);
+}
+
+void await_every_rank(MPI_Comm comm, const CollectivePosition& here, double timeout_seconds) {
+  if (timeout_seconds <= 0.0 || comm == MPI_COMM_NULL) return;
+  int rank = 0, size = 1;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
+  if (size == 1) return;
+  if (rank == 0) {
+    await_at_root(comm, size, here, timeout_seconds);
+  } else {
+    await_go(comm, rank, here, timeout_seconds);
+  }
+}
+
+}  // namespace flexmpi
