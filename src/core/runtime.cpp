@@ -150,6 +150,7 @@ void Runtime::stop() noexcept {
     instance_->log().error("writing the trace: {}", e.what());
   }
   instance_->write_profile();
+  instance_->processes_->end_job_if_spawn_failed();
   delete instance_;
   instance_ = nullptr;
 }
