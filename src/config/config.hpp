@@ -44,9 +44,9 @@ struct Config {
   /// flexmpi-drum-config writes one) whose computing nodes are the job's
   /// hosts; empty: the flat model over the processes' hosts.
   std::string drum_topology;
-  std::string metric = "auto";            ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";              ///< none | lb | smp | hpmp | amp
-  int max_procs = 0;                      ///< SMP/HPMP/AMP upper bound on processes (0: PEs known)
+  std::string metric = "auto";  ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";    ///< none | lb | smp | hpmp | amp
+  int max_procs = 0;  ///< the most processes the job may reach (0: default, process_bound.hpp)
   std::string schedule_file;              ///< SMP predefined schedule (empty: none)
   std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated
   std::optional<double> goal;             ///< AMP completion-time goal, seconds

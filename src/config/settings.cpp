@@ -199,8 +199,12 @@ std::vector<SettingDescriptor> malleability_settings() {
        "or amp (malleability: spawn and remove processes; amp needs FLEXMPI_GOAL or "
        "FLEXMPI_GOAL_SPEEDUP)",
        [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
-      {"FLEXMPI_MAX_PROCS", "max-procs", "(PEs known)", "a whole number from 1 to 1000000000",
-       "upper bound on the number of processes a malleability policy may run",
+      {"FLEXMPI_MAX_PROCS", "max-procs", "(mpiexec's slots)", "a whole number from 1 to 1000000000",
+       "the most processes the job may reach: XMPI_Spawn beyond it is refused (XMPI_ERR_ARG), a "
+       "policy's growth and a schedule's spawn are cut to it, with a warning; default: with "
+       "FLEXMPI_HOSTFILE or Slurm their PEs, else the slots mpiexec gave the job "
+       "(MPI_UNIVERSE_SIZE: -n, --host HOST:SLOTS), else this node's cores, never fewer than "
+       "the processes mpiexec started",
        [](Config& c, std::string_view v) { c.max_procs = static_cast<int>(parse_integer(v, 1)); }},
       {"FLEXMPI_SCHEDULE", "schedule", "(none)",
        "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",

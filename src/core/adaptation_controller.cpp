@@ -207,6 +207,9 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   PolicyDecision decision = policy_->on_interval(input);
   require_same_change(decision, input.may_change_processes);
   extra.update(decision.record);
+  if (!decision.warning.empty() && context_.rank() == 0) {
+    context_.log().warn("policy '{}': {}", policy_->name(), decision.warning);
+  }
   const Decomposition measured_on = state_.blocks();
   if (decision.target) extra.update(carry_out(*decision.target, weight));
   forecast_next(measured_on, decision.change ? &*decision.change : nullptr);

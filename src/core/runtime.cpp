@@ -160,6 +160,7 @@ bool Runtime::stop() noexcept {
                  "(FLEXMPI_OUTPUT_ERRORS=warn keeps the program's own)\n",
                  instance_->rank(), kOutputLostStatus);
   }
+  instance_->processes_->end_job_if_spawn_failed();
   delete instance_;
   instance_ = nullptr;
   return fail;

@@ -84,7 +84,6 @@ AmpPolicy::AmpPolicy(const Config& config)
     : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
       profile_(config.machine_profile),
-      max_procs_(config.max_procs),
       dedicated_threshold_(config.dedicated_threshold),
       goal_(config.goal),
       speedup_(config.goal_speedup),
@@ -153,11 +152,12 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   std::optional<OfferSituation> situation;
   if (input.resources != nullptr) {
     const DecompositionState& state = input.state;
-    situation.emplace(OfferSituation{
-        input.report, *input.resources, node_classes_, input.redistribution_cost, profile_,
-        max_procs_, static_cast<long long>(input.max_iterations) - input.iteration - 1,
-        static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
-        dedicated_threshold_, input.communication});
+    situation.emplace(
+        OfferSituation{input.report, *input.resources, node_classes_, input.redistribution_cost,
+                       profile_, input.resources->bound.limit,
+                       static_cast<long long>(input.max_iterations) - input.iteration - 1,
+                       static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
+                       dedicated_threshold_, input.communication});
     add_profiled_steps(*situation);
     learning_.learn_and_apply(*situation);
     if (!goal_ && speedup_) goal_ = speedup_goal(*situation);

@@ -88,7 +88,6 @@ class AmpPolicy final : public MalleabilityPolicy {
 
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
-  int max_procs_ = 0;
   double dedicated_threshold_ = 0.0;
   /// FLEXMPI_GOAL_SPEEDUP in seconds: of the profiled static run's traced
   /// time, else of the static run predicted at the first interval the

@@ -62,7 +62,6 @@ HpmpPolicy::HpmpPolicy(const Config& config)
     : MalleabilityPolicy(config),
       node_classes_(config.node_classes),
       profile_(config.machine_profile),
-      max_procs_(config.max_procs),
       dedicated_threshold_(config.dedicated_threshold) {}
 
 PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
@@ -76,7 +75,7 @@ PolicyDecision HpmpPolicy::on_interval(const IntervalInput& input) {
                             node_classes_,
                             input.redistribution_cost,
                             profile_,
-                            max_procs_,
+                            input.resources->bound.limit,
                             static_cast<long long>(input.max_iterations) - input.iteration - 1,
                             static_cast<double>(state.global_rows()) * state.data().bytes_per_row(),
                             dedicated_threshold_,

@@ -94,7 +94,6 @@ class HpmpPolicy final : public MalleabilityPolicy {
 
   std::vector<NodeClass> node_classes_;
   MachineProfile profile_;
-  int max_procs_ = 0;
   double dedicated_threshold_ = 0.0;
   RunLearning learning_;
 };

@@ -65,6 +65,9 @@ struct PolicyDecision {
   nlohmann::json record = nlohmann::json::object();
   std::optional<Decomposition> target;
   std::optional<ProcessChange> change;
+  /// What the user must hear about this decision (a request cut or held),
+  /// said by rank 0 at the default log level; empty: nothing.
+  std::string warning;
 };
 
 class Policy {

@@ -44,7 +44,7 @@ struct OfferSituation {
   const std::vector<NodeClass>& node_classes;  ///< FLEXMPI_NODE_CLASSES
   const RedistributionCost& redistribution_cost;
   const MachineProfile& profile;
-  int max_procs = 0;  ///< FLEXMPI_MAX_PROCS, 0: no bound but the PEs
+  int max_procs = 0;  ///< the processes the job may reach (ResourceView::bound), 0: the PEs
   long long remaining_iterations = 0;
   double data_bytes = 0.0;  ///< global rows x bytes per row of the registered data
   double dedicated_threshold = 0.0;

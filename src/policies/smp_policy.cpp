@@ -8,7 +8,7 @@
 namespace flexmpi {
 
 SmpPolicy::SmpPolicy(const Config& config)
-    : MalleabilityPolicy(config), schedule_(config.schedule), max_procs_(config.max_procs) {}
+    : MalleabilityPolicy(config), schedule_(config.schedule) {}
 
 void SmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("next_action")) next_ = state["next_action"].get<std::size_t>();
@@ -41,11 +41,21 @@ std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& i
                        {"action", action.spawn ? "spawn" : "remove"},
                        {"count", action.count},
                        {"node_class", action.node_class}}}};
+  const ProcessBound bound = input.resources != nullptr ? input.resources->bound : ProcessBound{};
   int count = action.count;
-  if (action.spawn && max_procs_ > 0) count = std::min(count, max_procs_ - nprocs);
+  if (action.spawn) {
+    count = std::min(count, bound.headroom(nprocs));
+    if (count < action.count) {
+      decision.warning = "FLEXMPI_SCHEDULE: 'spawn " + std::to_string(action.count) +
+                         "' at iteration " + std::to_string(action.iteration) + " is " +
+                         (count > 0 ? "cut to " + std::to_string(count) : std::string("held")) +
+                         ": " + std::to_string(nprocs + action.count) + " processes would exceed " +
+                         bound.describe();
+    }
+  }
   if (count <= 0) {
     decision.record["decision"] = "held";
-    decision.record["held"] = "FLEXMPI_MAX_PROCS=" + std::to_string(max_procs_) + " processes";
+    decision.record["held"] = bound.origin;
     return decision;
   }
   decision.record["decision"] = "reconfigure";
@@ -65,7 +75,7 @@ std::optional<PolicyDecision> SmpPolicy::grow(const IntervalInput& input) const 
     idle += std::max(0, c.granted_pes - c.running);
   }
   const int nprocs = static_cast<int>(input.report.processes.size());
-  if (max_procs_ > 0) idle = std::min(idle, max_procs_ - nprocs);
+  idle = std::min(idle, input.resources->bound.headroom(nprocs));
   if (idle <= 0) return std::nullopt;
   PolicyDecision decision;
   decision.record = {{"decision", "reconfigure"}, {"reason", "idle PEs granted"}};

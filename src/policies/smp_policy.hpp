@@ -3,9 +3,11 @@
 //   1. processes on PEs the resource manager reclaimed are removed (never one
 //      of the initial set), their data going to the others;
 //   2. the next action of the predefined schedule (FLEXMPI_SCHEDULE) whose
-//      iteration has come: spawn or remove, bounded by FLEXMPI_MAX_PROCS;
+//      iteration has come: spawn or remove, bounded by the processes the
+//      job may reach (ResourceView::bound: FLEXMPI_MAX_PROCS, else the
+//      slots mpiexec gave the job without a hostfile), said once if cut;
 //   3. else, without a schedule, the job grows onto the idle PEs the
-//      resource manager grants (FLEXMPI_RESOURCES), up to FLEXMPI_MAX_PROCS
+//      resource manager grants (FLEXMPI_RESOURCES), up to that bound
 //      (Alg. 6 lines 3-11); with one, the schedule alone adds processes;
 //   4. else the load is balanced as the lb policy does.
 // After a change every row is rebalanced (Alg. 6 lines 14-17). One change per
@@ -39,7 +41,6 @@ class SmpPolicy final : public MalleabilityPolicy {
   [[nodiscard]] std::optional<PolicyDecision> grow(const IntervalInput& input) const;
 
   std::vector<ScheduledAction> schedule_;
-  int max_procs_ = 0;     // 0: as many as the scheduler finds PEs for
   std::size_t next_ = 0;  // first action not carried out
 };
 

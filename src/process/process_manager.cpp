@@ -1,5 +1,6 @@
 #include "process/process_manager.hpp"
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "balancing/partitioner.hpp"
@@ -33,6 +35,9 @@ namespace {
 
 using nlohmann::json;
 
+// MPI_Abort's error code for a job ended after a failed MPI_Comm_spawn
+// (end_job_if_spawn_failed); Open MPI's mpiexec then exits non-zero (1).
+constexpr int kSpawnFailureAbortCode = 3;
 // Tag of MPI_Intercomm_create on the rank 0 + new processes communicator.
 constexpr int kJoinTag = 4301;
 // MPI_Info key of XMPI_Spawn that asks for one spawn for all processes (Alg. 2).
@@ -53,6 +58,26 @@ MPI_Comm merge_with_children(MPI_Comm& inter) {
   check_mpi(PMPI_Intercomm_merge(inter, 0, &peer), "MPI_Intercomm_merge (spawn)");
   check_mpi(PMPI_Comm_disconnect(&inter), "MPI_Comm_disconnect (spawn)");
   return peer;
+}
+
+// The cores this process may run on (its affinity mask: a batch system's
+// cgroup or taskset may give fewer than the machine has).
+int usable_cores() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) return CPU_COUNT(&cpus);
+  return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+}
+
+// MPI_UNIVERSE_SIZE: the slots mpiexec gave the job, if the MPI library says.
+std::optional<int> universe_size() {
+  int* value = nullptr;
+  int flag = 0;
+  if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &value, &flag) != MPI_SUCCESS ||
+      flag == 0 || value == nullptr) {
+    return std::nullopt;
+  }
+  return *value;
 }
 
 std::string processor_name() {
@@ -352,6 +377,9 @@ Scheduler& ProcessManager::scheduler() {
     initial_hosts_ = resources_->place_initial_processes(std::move(initial_hosts_));
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);
+    bound_ =
+        process_bound({config_.max_procs, !config_.hosts.empty() || config_.resources == "slurm",
+                       universe_size(), usable_cores(), static_cast<int>(initial_hosts_.size())});
   }
   return *scheduler_;
 }
@@ -372,6 +400,7 @@ ResourceView ProcessManager::describe_resources() {
     }
   }
   ResourceView view;
+  view.bound = bound_;
   for (const ScheduledProcess& p : s.processes()) {
     const auto c = classes.find(s.node_class_of(p.host));
     view.process_classes.push_back(c == classes.end() ? std::string() : c->first);
@@ -395,9 +424,56 @@ ResourceView ProcessManager::resource_view(long long iteration) {
            SystemStatus status = resources_->status(iteration);
            if (!status.warning.empty()) context_.log().warn("resources: {}", status.warning);
            s.set_nodes(std::move(status.nodes));
-           return json(describe_resources());
+           ResourceView view = describe_resources();
+           warn_if_beyond_bound(view.granted_pes());
+           return json(view);
          })
       .get<ResourceView>();
+}
+
+void ProcessManager::warn_if_beyond_bound(int granted_pes) {
+  // Once per change of the grants: a policy grows up to the bound only
+  // (after a failed spawn, that failure was the message).
+  if (bound_.allows(granted_pes) || granted_pes == warned_granted_pes_ || !spawn_failure_.empty()) {
+    return;
+  }
+  warned_granted_pes_ = granted_pes;
+  context_.log().warn("resources: {} PEs granted ({}), but the job grows no further than {}",
+                      granted_pes, resources_->name(), bound_.describe());
+}
+
+void ProcessManager::stop_spawning(const std::string& failure) {
+  spawn_failure_ = failure;
+  // The policies see a job that may not grow (ResourceView::bound).
+  bound_ = {context_.size(), "no more spawns after a failed MPI_Comm_spawn", ""};
+}
+
+void ProcessManager::end_job_if_spawn_failed() {
+  if (spawn_failure_.empty() || status_ == ProcessStatus::removed) return;
+  // mpiexec would wait forever for the processes of the failed spawn: the
+  // job ends here, once every process has finished and flushed its output.
+  std::fflush(nullptr);
+  PMPI_Barrier(context_.library_comm());
+  if (context_.rank() != 0) return;
+  std::fprintf(stderr,
+               "flexmpi: the application has finished; aborting the job (MPI_Abort, error code "
+               "%d) because Open MPI's mpiexec would wait forever for the processes of this "
+               "failed spawn: %s\n",
+               kSpawnFailureAbortCode, spawn_failure_.c_str());
+  std::fflush(stderr);
+  PMPI_Abort(MPI_COMM_WORLD, kSpawnFailureAbortCode);
+}
+
+void ProcessManager::check_bound(int running, int spawning) const {
+  if (!spawn_failure_.empty()) {
+    throw Error(Errc::mpi_failure, "spawning " + std::to_string(spawning) +
+                                       " process(es): no more spawns in this job, after " +
+                                       spawn_failure_);
+  }
+  if (bound_.allows(running + spawning)) return;
+  throw Error(Errc::invalid_argument,
+              "spawning " + std::to_string(spawning) + " process(es) would make " +
+                  std::to_string(running + spawning) + ", over " + bound_.describe());
 }
 
 void ProcessManager::remove_reclaimed() {
@@ -482,6 +558,7 @@ json ProcessManager::plan_spawn(const SpawnRequest& request) {
   prepared.batch = request.batch || info_value(request.info, kBatchKey) == "true" ||
                    info_value(request.info, kBatchKey) == "1";
   Scheduler& s = scheduler();
+  check_bound(static_cast<int>(s.processes().size()), request.nprocs);
   prepared.hosts = s.plan_spawn(request.nprocs, request.node_classes);
   prepared.name_hosts = resources_->spawn_names_hosts();
   // Without a hostfile the caller's own "host" key, if any, places them.
@@ -580,8 +657,13 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
   }
   release();
   if (code != MPI_SUCCESS) {
-    throw Error(Errc::mpi_failure, "MPI_Comm_spawn of '" + p.command + "'" + where +
-                                       " failed: " + mpi_error_text(code));
+    // Open MPI 4.1's mpiexec keeps the job that failed to start and waits
+    // for it forever, and a next spawn aborts the job: no more spawns.
+    spawn_failure_ = "MPI_Comm_spawn of '" + p.command + "'" + where +
+                     " failed: " + mpi_error_text(code) +
+                     "; this job spawns no more processes (check that every host of "
+                     "FLEXMPI_HOSTFILE is in mpiexec's allocation: --host, --hostfile)";
+    throw Error(Errc::mpi_failure, spawn_failure_);
   }
   return merge_with_children(inter);
 }
@@ -715,11 +797,13 @@ int ProcessManager::spawn_and_agree(int step, MPI_Comm& peer, Snapshot& snapshot
       outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
     } catch (const Error& e) {
       outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};
+      if (!spawn_failure_.empty()) outcome["spawn_failure"] = spawn_failure_;
     }
   }
   outcome = broadcast_json(outcome, 0, context_.library_comm());
   if (!outcome.contains("new")) {
     roll_back(snapshot, newcomer);
+    if (outcome.contains("spawn_failure")) stop_spawning(outcome["spawn_failure"]);
     throw Error(static_cast<Errc>(outcome["code"].get<int>()),
                 outcome["message"].get<std::string>());
   }
@@ -1128,7 +1212,10 @@ RowBlock ProcessManager::reconfigure(const std::map<std::string, int>& target, i
       remove_count = static_cast<int>(remove_classes.size());
     }
     // Check both halves before changing anything.
-    if (spawn_count > 0) (void)s.plan_spawn(spawn_count, spawn_classes);
+    if (spawn_count > 0) {
+      check_bound(static_cast<int>(s.processes().size()) - remove_count, spawn_count);
+      (void)s.plan_spawn(spawn_count, spawn_classes);
+    }
     json p = {{"spawn", spawn_count}, {"classes", spawn_classes}};
     if (remove_count > 0) p["removal"] = plan_removal(s.plan_remove(remove_count, remove_classes));
     return p;

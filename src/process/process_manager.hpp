@@ -29,13 +29,18 @@
 // finalize and exit inside their MPI_Init, and the application continues on
 // its old communicators with its data untouched.
 // Open MPI 4.1's runtime (mpiexec), however, does not recover from a failed
-// MPI_Comm_spawn: the call returns MPI_ERR_SPAWN, but the next spawn aborts
-// the job and mpiexec waits forever at the end (a program it cannot start
-// aborts the job at once). So everything that can be checked is checked
-// before MPI_Comm_spawn: the program (on rank 0's host), the node class and
-// its free processing elements. What cannot be checked from inside MPI is
+// MPI_Comm_spawn: the call returns MPI_ERR_SPAWN, but mpiexec keeps the job
+// it could not start and waits for it forever once every process has ended,
+// and a next spawn may abort the job (a program it cannot start aborts the
+// job at once). So everything that can be checked is checked before
+// MPI_Comm_spawn: the program (on rank 0's host), the node class and its
+// free processing elements, the processes the job may reach
+// (resources/process_bound.hpp). What cannot be checked from inside MPI is
 // that the hosts of FLEXMPI_HOSTFILE are in mpiexec's allocation
-// (--host/--hostfile): that is the user's part.
+// (--host/--hostfile): when such a spawn fails, the job spawns no more (the
+// policies see a bound of the processes it has), the application goes on,
+// and at MPI_Finalize rank 0 aborts the job once every process has
+// finished, so that mpiexec ends, non-zero (end_job_if_spawn_failed).
 //
 // With FLEXMPI_SLURM_JOIN, step 2 differs: the Slurm helper job of the
 // chosen node starts the new processes (its own mpiexec), and every running
@@ -152,6 +157,11 @@ class ProcessManager {
   /// MPI_Init of a spawned process, once its runtime exists: takes its place
   /// in the decomposition and in the spawns left of the parents' call.
   void finish_join(ParentJoin& joined);
+  /// MPI_Finalize, after a failed MPI_Comm_spawn: every process flushes its
+  /// output and waits for the others, then rank 0 aborts the job (MPI_Abort,
+  /// error code 3; mpiexec exits non-zero), which Open MPI's mpiexec would
+  /// otherwise never end. Nothing if no spawn failed.
+  void end_job_if_spawn_failed();
   /// Why this MPI library cannot spawn processes, if it cannot.
   static std::optional<std::string> spawn_unsupported_reason();
   /// Tests only: on rank 0, step `step` (0-based) of the next spawn fails as
@@ -185,6 +195,14 @@ class ProcessManager {
   /// known yet), so that their nodes are booked before the processes start,
   /// all at once; its time adds to resource_manager_seconds_.
   void submit_allocation(std::span<const std::string> planned = {});
+  /// Rank 0: says once per value of the grants that they exceed bound_.
+  void warn_if_beyond_bound(int granted_pes);
+  /// Every process, after a failed MPI_Comm_spawn (`failure`): no more
+  /// spawns in this job; the policies see a bound of the processes now.
+  void stop_spawning(const std::string& failure);
+  /// Rank 0: Error(invalid_argument) naming bound_ if `spawning` more
+  /// processes than `running` exceed it.
+  void check_bound(int running, int spawning) const;
   /// Rank 0: relative speed of a process on `host` of the emulated cluster.
   double emulated_speed(const std::string& host);
 
@@ -232,12 +250,15 @@ class ProcessManager {
   ProcessStatus status_ = ProcessStatus::running;
   MPI_Comm self_ = MPI_COMM_NULL;  // MPI_COMM_SELF duplicate, errors returned: rank 0 spawns on it
   bool table_ready_ = false;
+  std::string spawn_failure_;        // the failed MPI_Comm_spawn that ended spawning, if one did
   std::vector<bool> awaiting_data_;  // per rank: spawned, no data yet
 
   // Rank 0 only.
   std::vector<std::string> initial_hosts_;
   std::unique_ptr<ResourceManager> resources_;
   std::unique_ptr<Scheduler> scheduler_;
+  ProcessBound bound_;               // the processes the job may reach (set with scheduler_)
+  int warned_granted_pes_ = -1;      // the grants warn_if_beyond_bound last spoke of
   std::vector<double> known_speed_;  // per rank, 0: unknown
   // Time in submit_allocation since the last traced spawn or removal (with
   // Slurm: booking or releasing helper jobs), part of its "seconds".

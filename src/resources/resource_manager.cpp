@@ -184,6 +184,10 @@ void to_json(nlohmann::json& out, const ResourceView& view) {
   out = {{"reclaimed", view.reclaimed}, {"classes", nlohmann::json::array()}};
   if (!view.unmet_reclaim.empty()) out["unmet_reclaim"] = view.unmet_reclaim;
   if (!view.process_classes.empty()) out["process_classes"] = view.process_classes;
+  if (view.bound.limit > 0) {
+    out["process_bound"] = {
+        {"limit", view.bound.limit}, {"origin", view.bound.origin}, {"remedy", view.bound.remedy}};
+  }
   for (const NodeClassStatus& c : view.classes) {
     out["classes"].push_back({{"name", c.name},
                               {"granted_pes", c.granted_pes},
@@ -197,6 +201,12 @@ void from_json(const nlohmann::json& in, ResourceView& view) {
   view.reclaimed = in.at("reclaimed").get<int>();
   view.unmet_reclaim = in.value("unmet_reclaim", std::string());
   view.process_classes = in.value("process_classes", std::vector<std::string>());
+  view.bound = {};
+  if (in.contains("process_bound")) {
+    const nlohmann::json& bound = in["process_bound"];
+    view.bound = {bound.at("limit").get<int>(), bound.at("origin").get<std::string>(),
+                  bound.at("remedy").get<std::string>()};
+  }
   view.classes.clear();
   for (const nlohmann::json& c : in.at("classes")) {
     view.classes.push_back({c.at("name").get<std::string>(), c.at("granted_pes").get<int>(),

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "resources/hostfile.hpp"
+#include "resources/process_bound.hpp"
 
 namespace flexmpi {
 
@@ -163,6 +164,9 @@ struct ResourceView {
   /// host no node describes): where a policy's measured speeds come from.
   std::vector<std::string> process_classes;
   std::string unmet_reclaim;  ///< why a reclaim cannot be honoured, if it cannot
+  /// The processes the job may reach (process_bound.hpp): a policy grows
+  /// no further, whatever the PEs granted.
+  ProcessBound bound;
 
   [[nodiscard]] int granted_pes() const;
   [[nodiscard]] int running() const;

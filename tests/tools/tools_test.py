@@ -371,7 +371,7 @@ def plot_malleable_trace(args):
         stream.write("40 spawn 1\n80 remove 1\n")
     rows = 400
     result = run(["bash", os.path.join(args.source_dir, "tests/process/run_spawn_test.sh"), "60",
-                  "3", args.flexrun, "-n", "2", "--policy=smp", f"--schedule={schedule}",
+                  "3", args.flexrun, "-n", "2", "--policy=smp", "--max-procs=3", f"--schedule={schedule}",
                   "--sampling-interval=10", "--emulate-speed=1.0,0.5", f"--trace={trace}",
                   args.jacobi, "--size", rows, "--iterations", "120", "--quiet"],
                  env=mpi_environment(), timeout=240)
