@@ -22,6 +22,17 @@ void require_pointer(const void* pointer, const char* argument) {
   }
 }
 
+// node_class of XMPI_Spawn / XMPI_Remove: one class per process, or NULL.
+std::vector<std::string> node_classes(char* node_class[], int nprocs) {
+  std::vector<std::string> classes;
+  if (node_class == nullptr || nprocs <= 0) return classes;
+  for (int k = 0; k < nprocs; ++k) {
+    require_pointer(node_class[k], ("node_class[" + std::to_string(k) + "]").c_str());
+    classes.emplace_back(node_class[k]);
+  }
+  return classes;
+}
+
 flexmpi::Scheme to_scheme(XMPI_Scheme scheme) {
   if (scheme != XMPI_DISTRIBUTED && scheme != XMPI_REPLICATED) {
     throw flexmpi::Error(flexmpi::Errc::invalid_argument,
@@ -229,15 +240,9 @@ int XMPI_Get_process_status(void) {
 
 int XMPI_Spawn(const char* command, char* argv[], int nprocs, MPI_Info info, char* node_class[]) {
   return guarded([&] {
-    std::vector<std::string> arguments, classes;
+    std::vector<std::string> arguments;
     for (char** arg = argv; arg != nullptr && *arg != nullptr; ++arg) arguments.emplace_back(*arg);
-    // node_class holds one class per process (significant only at rank 0).
-    if (node_class != nullptr && nprocs > 0) {
-      for (int k = 0; k < nprocs; ++k) {
-        require_pointer(node_class[k], "node_class[k]");
-        classes.emplace_back(node_class[k]);
-      }
-    }
+    const std::vector<std::string> classes = node_classes(node_class, nprocs);
     flexmpi::SpawnOptions options;
     // The thesis passes NULL (Fig. 4.13): read it as MPI_INFO_NULL.
     options.info = info == MPI_Info{} ? MPI_INFO_NULL : info;
@@ -249,14 +254,7 @@ int XMPI_Spawn(const char* command, char* argv[], int nprocs, MPI_Info info, cha
 
 int XMPI_Remove(int nprocs, char* node_class[]) {
   return guarded([&] {
-    std::vector<std::string> classes;
-    if (node_class != nullptr && nprocs > 0) {
-      for (int k = 0; k < nprocs; ++k) {
-        require_pointer(node_class[k], "node_class[k]");
-        classes.emplace_back(node_class[k]);
-      }
-    }
-    flexmpi::remove_processes(nprocs, classes);
+    flexmpi::remove_processes(nprocs, node_classes(node_class, nprocs));
     return XMPI_SUCCESS;
   });
 }
@@ -273,6 +271,11 @@ int XMPI_Send_data(int it, int* count, int* displ) {
   return guarded([&] {
     require_pointer(count, "count");
     require_pointer(displ, "displ");
+    if (it < 0) {
+      throw flexmpi::Error(
+          flexmpi::Errc::invalid_argument,
+          "it=" + std::to_string(it) + ": expected the iteration just completed (>= 0)");
+    }
     const flexmpi::Partition block = flexmpi::send_data(it);
     *count = block.count;
     *displ = block.displ;

@@ -2,7 +2,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -16,6 +15,7 @@
 #include "policies/policy.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/resource_manager.hpp"
+#include "util/text_file.hpp"
 
 extern char** environ;
 
@@ -277,7 +277,11 @@ std::vector<SettingDescriptor> resource_settings() {
        "and join the job (MPI_Comm_connect) instead of MPI_Comm_spawn; mpiexec must have been "
        "given --ompi-server file:FILE",
        [](Config& c, std::string_view v) {
-         if (!std::ifstream(std::string(v))) throw Rejected{"cannot read it"};
+         try {  // a directory, or a file that cannot be read, named
+           (void)read_text_file(std::string(v), "the ompi-server URI file", Errc::bad_config);
+         } catch (const Error& e) {
+           throw Rejected{e.what()};
+         }
          c.slurm_join = std::string(v);
        }},
       {"FLEXMPI_SLURM_MPIEXEC", "slurm-mpiexec", "mpiexec", "a command (Open MPI's mpiexec)",

@@ -1,7 +1,10 @@
 #include "core/adaptation_controller.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -142,6 +145,21 @@ bool AdaptationController::finish_trace() {
   return trace_ == nullptr || trace_->close();
 }
 
+namespace {
+
+// Row weights feed the partitioners' sums: one NaN or infinity there made
+// every block NaN. Checked once an interval, not at every call.
+void check_row_weights(std::span<const double> weight) {
+  for (std::size_t row = 0; row < weight.size(); ++row) {
+    if (!(weight[row] >= 0.0) || !std::isfinite(weight[row])) {
+      throw Error(Errc::invalid_argument,
+                  fmt::format("weight[{}]={}: expected a finite number >= 0", row, weight[row]));
+    }
+  }
+}
+
+}  // namespace
+
 RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
                                         std::span<const double> weight, const SpawnRequest* how) {
   context_.note_api_call();
@@ -158,6 +176,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   if (weighted && state_.latest_row_work().empty()) {
     // The first weights: the work of the first interval is theirs, not the
     // row count registration set (a rank of heavy rows looked 9 times slower).
+    check_row_weights(weight);
     state_.remember_row_weights(weight);
     state_.update_work(weight);
   }
@@ -170,6 +189,7 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   // Evaluate an interval once, right after it closed (by this call or by
   // XMPI_Monitor_iter_end just before it).
   if (interval_traced_) return state_.own_block();
+  check_row_weights(weight);  // before the collective: only the caller's call fails
   // From here on the call is collective: a rank that does not come is named
   // (and the job ended) instead of every other rank waiting forever.
   await_every_rank(

@@ -1,4 +1,6 @@
 // The C++ API (include/flexmpi/flexmpi.hpp) over the runtime.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -167,6 +169,8 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
                      MPI_Datatype type, Scheme scheme) {
   Runtime& runtime = Runtime::get();
   require_decomposition_size(runtime, size);
+  // The row pointers have an entry per row held (+1): NULL is only for none.
+  require_buffer(runtime, reinterpret_cast<void**>(ia), size, scheme, "register_sparse (ia)");
   runtime.state().data().register_sparse(ia, ja, values, size, nnz, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
@@ -301,7 +305,7 @@ Partition reconfigure(const std::map<std::string, int>& processes, int iteration
 void set_work(double work_units) {
   if (!(work_units >= 0.0) || !std::isfinite(work_units)) {
     throw Error(Errc::invalid_argument,
-                "work_units=" + std::to_string(work_units) + ": expected a finite number >= 0");
+                fmt::format("work_units={}: expected a finite number >= 0", work_units));
   }
   Runtime::get().set_work(work_units);
 }

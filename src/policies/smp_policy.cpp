@@ -49,8 +49,8 @@ std::optional<PolicyDecision> SmpPolicy::scheduled_action(const IntervalInput& i
       decision.warning = "FLEXMPI_SCHEDULE: 'spawn " + std::to_string(action.count) +
                          "' at iteration " + std::to_string(action.iteration) + " is " +
                          (count > 0 ? "cut to " + std::to_string(count) : std::string("held")) +
-                         ": " + std::to_string(nprocs + action.count) + " processes would exceed " +
-                         bound.describe();
+                         ": " + std::to_string(static_cast<long long>(nprocs) + action.count) +
+                         " processes would exceed " + bound.describe();
     }
   }
   if (count <= 0) {

@@ -470,10 +470,12 @@ void ProcessManager::check_bound(int running, int spawning) const {
                                        " process(es): no more spawns in this job, after " +
                                        spawn_failure_);
   }
-  if (bound_.allows(running + spawning)) return;
-  throw Error(Errc::invalid_argument,
-              "spawning " + std::to_string(spawning) + " process(es) would make " +
-                  std::to_string(running + spawning) + ", over " + bound_.describe());
+  // In 64 bits: XMPI_Spawn's nprocs is any int, and INT_MAX more must not wrap.
+  const long long total = static_cast<long long>(running) + spawning;
+  if (bound_.allows(total)) return;
+  throw Error(Errc::invalid_argument, "spawning " + std::to_string(spawning) +
+                                          " process(es) would make " + std::to_string(total) +
+                                          ", over " + bound_.describe());
 }
 
 void ProcessManager::remove_reclaimed() {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "flexmpi/error.hpp"
+#include "util/number_range.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
@@ -41,25 +42,25 @@ NodeDescription parse_node(std::string_view item, std::string_view where) {
   NodeDescription node;
   node.hostname = std::string(trim(fields[0]));
   node.proc_type = std::string(trim(fields[1]));
+  // The ranges of the node-class file: PEs a node holds, and its cost per
+  // PE-hour (node.processing_elements are summed in int over the nodes).
+  constexpr NumberRange kPes{1.0, 1048576.0, false, true};
+  constexpr NumberRange kCost{0.0, 1e9};
   const std::string_view pes = trim(fields[2]);
-  const auto [pes_end, pes_error] =
-      std::from_chars(pes.data(), pes.data() + pes.size(), node.processing_elements);
-  if (pes_error != std::errc() || pes_end != pes.data() + pes.size() ||
-      node.processing_elements < 1) {
+  const std::optional<double> pes_value = parse_number(pes);
+  if (!pes_value || !kPes.contains(*pes_value)) {
     throw Error(Errc::invalid_argument,
-                std::string(where) + "numPE '" + std::string(pes) + "' is not a whole number >= 1");
+                std::string(where) + "numPE: " + kPes.expected_word(pes, '\''));
   }
+  node.processing_elements = static_cast<int>(*pes_value);
   if (fields.size() == 4) {
     const std::string_view cost_text = trim(fields[3]);
-    double cost = 0.0;
-    const auto [cost_end, cost_error] =
-        std::from_chars(cost_text.data(), cost_text.data() + cost_text.size(), cost);
-    if (cost_error != std::errc() || cost_end != cost_text.data() + cost_text.size() ||
-        !std::isfinite(cost) || cost < 0.0) {
-      throw Error(Errc::invalid_argument, std::string(where) + "cost '" + std::string(cost_text) +
-                                              "' is not a number >= 0");
+    const std::optional<double> cost = parse_number(cost_text);
+    if (!cost || !kCost.contains(*cost)) {
+      throw Error(Errc::invalid_argument,
+                  std::string(where) + "cost: " + kCost.expected_word(cost_text, '\''));
     }
-    node.cost = cost;
+    node.cost = *cost;
   }
   return node;
 }

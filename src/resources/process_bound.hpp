@@ -24,7 +24,7 @@ struct ProcessBound {
   std::string remedy;  ///< how to raise it, for messages ("" if it cannot be)
 
   /// Whether the job may run `processes` processes.
-  [[nodiscard]] bool allows(int processes) const { return limit == 0 || processes <= limit; }
+  [[nodiscard]] bool allows(long long processes) const { return limit == 0 || processes <= limit; }
   /// Processes that may still be added to `running` (0 if none; a large
   /// number without a bound).
   [[nodiscard]] int headroom(int running) const;

@@ -192,6 +192,47 @@ TEST(ApiErrors, SendDataWithoutASpawnIsAStateError) {
   EXPECT_EQ(count, -7);
 }
 
+TEST(ApiErrors, SendDataRefusesANegativeIteration) {
+  int count = -7, displ = -7;
+  EXPECT_EQ(XMPI_Send_data(-1, &count, &displ), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("it=-1: expected the iteration just completed"));
+  EXPECT_EQ(count, -7);
+}
+
+// A process that holds rows needs their row pointers: NULL failed only at the
+// first redistribution, or left the matrix registered under the nnz model.
+TEST(ApiErrors, SparseRowPointersOfHeldRowsMustNotBeNull) {
+  int* ia = nullptr;
+  int* ja = nullptr;
+  double* a = nullptr;
+  EXPECT_EQ(XMPI_Register_sparse(&ia, &ja, &a, 10, 0, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(),
+              HasSubstr("register_sparse (ia): the buffer is NULL but this process holds 10 rows"));
+  EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
+}
+
+// Run by mpi_api_errors_row_weights (FLEXMPI_LB_MODEL=weight): one NaN row
+// weight made every block NaN in the partitioner.
+TEST(ApiErrors, RowWeightsMustBeFiniteAndNonNegative) {
+  if (runtime().state().model() != WorkloadModel::weight) {
+    GTEST_SKIP() << "needs FLEXMPI_LB_MODEL=weight";
+  }
+  const int rank = world_rank(), size = world_size(), n = 10;
+  int count = 0, displ = 0;
+  ASSERT_EQ(XMPI_Get_wsize(rank, size, n, &count, &displ), XMPI_SUCCESS);
+  std::vector<double> weight(n, 1.0);
+  for (const double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -2.0}) {
+    weight[3] = bad;
+    EXPECT_EQ(XMPI_Eval_lbalance(rank, size, 0, 10, &count, &displ, weight.data()), XMPI_ERR_ARG);
+    EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("weight[3]="));
+    EXPECT_THAT(XMPI_Last_error_message(), HasSubstr(": expected a finite number >= 0"));
+  }
+  weight[3] = 1.0;
+  EXPECT_EQ(XMPI_Eval_lbalance(rank, size, 0, 10, &count, &displ, weight.data()), XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+}
+
 TEST(ApiErrors, EvalLbalanceChecksItsPlaceInTheLoopAndItsIterations) {
   const int rank = world_rank(), size = world_size();
   int count = 0, displ = 0;

@@ -316,7 +316,9 @@ TEST(Config, DrumTopologyMustBeAReadableModel) {
 
 // Joining processes need a readable ompi-server URI file and Slurm helper jobs.
 TEST(Config, SlurmJoinNeedsAReadableUriFileAndSlurm) {
-  expect_rejected("FLEXMPI_SLURM_JOIN", "/nonexistent/ompi-server.uri", "cannot read it");
+  expect_rejected("FLEXMPI_SLURM_JOIN", "/nonexistent/ompi-server.uri",
+                  "cannot read the ompi-server URI file '/nonexistent/ompi-server.uri'");
+  expect_rejected("FLEXMPI_SLURM_JOIN", "/tmp", "'/tmp' is a directory: expected a file");
   expect_rejected("FLEXMPI_SLURM_MPIEXEC", "");
   const std::string uri = ::testing::TempDir() + "ompi_server.uri";
   std::ofstream(uri) << "1.0;tcp://127.0.0.1:1\n";

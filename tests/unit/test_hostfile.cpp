@@ -72,16 +72,30 @@ TEST(Hostfile, MalformedLinesNameFileAndLine) {
   expect_malformed(head + "a:C1:2:1:5\n", "cluster.txt:3:", "hostname:procType:numPE");
   expect_malformed(head + ":C1:2\n", "cluster.txt:3:", "hostname:procType:numPE");
   expect_malformed(head + "a::2\n", "cluster.txt:3:", "hostname:procType:numPE");
-  expect_malformed(head + "a:C1:0\n", "cluster.txt:3:", "numPE '0'");
-  expect_malformed(head + "a:C1:-1\n", "cluster.txt:3:", "numPE '-1'");
-  expect_malformed(head + "a:C1:x\n", "cluster.txt:3:", "numPE 'x'");
-  expect_malformed(head + "a:C1:2.5\n", "cluster.txt:3:", "numPE '2.5'");
-  expect_malformed(head + "a:C1:\n", "cluster.txt:3:", "numPE ''");
-  expect_malformed(head + "a:C1:2:abc\n", "cluster.txt:3:", "cost 'abc'");
-  expect_malformed(head + "a:C1:2:-1\n", "cluster.txt:3:", "cost '-1'");
-  expect_malformed(head + "a:C1:2:\n", "cluster.txt:3:", "cost ''");
-  expect_malformed(head + "a:C1:2:inf\n", "cluster.txt:3:", "cost 'inf'");
-  expect_malformed(head + "a:C1:2:nan\n", "cluster.txt:3:", "cost 'nan'");
+  expect_malformed(head + "a:C1:0\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got '0'");
+  expect_malformed(head + "a:C1:-1\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got '-1'");
+  expect_malformed(head + "a:C1:x\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got 'x'");
+  expect_malformed(head + "a:C1:2.5\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got '2.5'");
+  expect_malformed(head + "a:C1:\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got ''");
+  expect_malformed(head + "a:C1:2:abc\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got 'abc'");
+  expect_malformed(head + "a:C1:2:-1\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got '-1'");
+  expect_malformed(head + "a:C1:2:\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got ''");
+  expect_malformed(head + "a:C1:2:inf\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got 'inf'");
+  expect_malformed(head + "a:C1:2:nan\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got 'nan'");
+  expect_malformed(head + "a:C1:2:1e308\n",
+                   "cluster.txt:3:", "cost: expected a number from 0 to 1000000000, got '1e308'");
+  expect_malformed(head + "a:C1:2097152\n",
+                   "cluster.txt:3:", "numPE: expected an integer from 1 to 1048576, got '2097152'");
 }
 
 TEST(Hostfile, DuplicateHostIsAnErrorOnItsSecondLine) {

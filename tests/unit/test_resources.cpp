@@ -61,8 +61,10 @@ TEST(Scenario, BadLinesAreRefusedNamingTheLine) {
       {"10 appear n1:C1:2", "action 'appear' is unknown"},
       {"10 available", "no hostname:procType:numPE item"},
       {"10 available n1:C1", "expected hostname:procType:numPE"},
-      {"10 reclaim n1:C1:0", "numPE '0' is not a whole number >= 1"},
-      {"10 available n1:C1:2:-1", "cost '-1' is not a number >= 0"},
+      {"10 reclaim n1:C1:0", "numPE: expected an integer from 1 to 1048576, got '0'"},
+      {"10 available n1:C1:2:-1", "cost: expected a number from 0 to 1000000000, got '-1'"},
+      {"10 available n1:C1:2147483647", "numPE: expected an integer from 1 to 1048576"},
+      {"10 available n1:C1:2:1e308", "cost: expected a number from 0 to 1000000000, got '1e308'"},
   };
   for (const auto& c : cases) {
     try {
