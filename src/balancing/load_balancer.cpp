@@ -85,7 +85,21 @@ nlohmann::json BalanceDecision::to_json() const {
   if (!held.empty()) record["held"] = held;
   if (settled) record["settled_imbalance"] = true;
   if (assessment) record["model"] = assessment->to_json();
+  if (move_outcome) record["move_outcome"] = move_outcome->to_json();
+  record["backoff"] = backoff;
   return record;
+}
+
+double MoveOutcome::delivered() const {
+  const double predicted_gain = before_seconds - predicted_seconds;
+  return predicted_gain > 0.0 ? (before_seconds - measured_seconds) / predicted_gain : 1.0;
+}
+
+nlohmann::json MoveOutcome::to_json() const {
+  return {{"before_seconds", before_seconds},
+          {"predicted_seconds", predicted_seconds},
+          {"measured_seconds", measured_seconds},
+          {"delivered", delivered()}};
 }
 
 LoadBalancer::LoadBalancer(const Config& config)
@@ -229,19 +243,82 @@ BalanceDecision LoadBalancer::judge(const IntervalReport& report, const Situatio
   // partition that was already balanced on measurements needs the majority
   // of a full window, so that a speed change shorter than that (the host
   // moving a slow phase from one vCPU to the other) does not move it back and forth.
-  const int needed = moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_;
-  decision.confirmations = std::min(unbalanced_streak_, needed);
-  decision.confirmations_needed = needed;
+  decision.confirmations_needed = confirmations_needed();
+  decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
   return decision;
+}
+
+int LoadBalancer::confirmations_needed() const {
+  // The first move of a process set needs lb_confirm intervals; moving a
+  // partition that was already balanced on measurements needs the majority of a
+  // full window, so that a speed change shorter than that (the host moving a
+  // slow phase from one vCPU to the other) does not move it back and forth.
+  // Each back-off level doubles it (do no harm).
+  return (moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_) << backoff_;
+}
+
+std::string LoadBalancer::backoff_note() const {
+  if (backoff_ == 0) return "";
+  return fmt::format(", x{}: backing off after moves that did not deliver their gain", 1 << backoff_);
+}
+
+int LoadBalancer::intervals_to_check() const {
+  // As many as a move after a move needs: the same evidence judges both.
+  return std::min(window_, std::max(confirm_, window_ / 2 + 1));
+}
+
+void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decision) {
+  const int window = static_cast<int>(evidence_.size());
+  if (unchecked_move_ && window >= intervals_to_check()) {
+    MoveOutcome outcome = *unchecked_move_;
+    unchecked_move_.reset();
+    for (std::size_t p = 0; p < input.computation_time.size(); ++p) {
+      if (input.iterations[p] > 0) {
+        outcome.measured_seconds =
+            std::max(outcome.measured_seconds, input.computation_time[p] / input.iterations[p]);
+      }
+    }
+    if (outcome.delivered() < kDeliveredEnough) {
+      backoff_ = std::min(backoff_ + 1, kMaxBackoff);
+    } else if (backoff_ > 0) {
+      --backoff_;
+    }
+    steady_intervals_ = 0;
+    decision.move_outcome = outcome;
+  }
+  // Steady speeds: in a full window on these blocks, every process's time per
+  // iteration (at the latest interval's work) varies by less than half the
+  // imbalance threshold. A window of them undoes one back-off level.
+  bool steady = backoff_ > 0 && window >= window_;
+  for (std::size_t p = 0; steady && p < input.computation_time.size(); ++p) {
+    std::vector<double> times;
+    for (const IntervalReport& report : evidence_) {
+      const ProcessInterval& interval = report.processes[p];
+      if (interval.iterations > 0 && interval.metric > 0.0) {
+        times.push_back(interval.effective_computation(dedicated_threshold_) / interval.metric);
+      }
+    }
+    const auto [lowest, highest] = std::minmax_element(times.begin(), times.end());
+    steady = !times.empty() && *highest - *lowest <= 0.5 * imbalance_threshold_ * median(times);
+  }
+  steady_intervals_ = steady ? steady_intervals_ + 1 : 0;
+  if (steady_intervals_ >= window_) {
+    --backoff_;
+    steady_intervals_ = 0;
+  }
+  decision.backoff = backoff_;
+  decision.confirmations_needed = confirmations_needed();
+  decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
 }
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
   BalanceDecision decision = judge(report, situation);
-  const int needed = decision.confirmations_needed;
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
+  follow_up(input, decision);
+  const int needed = decision.confirmations_needed;
   // A partitioner with a target of its own (DRUM's communication term) is
   // asked only once a full window was measured on the current blocks, also
   // when Alg. 5 finds the times unbalanced: DRUM keeps the first rates it
@@ -264,7 +341,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     decision.held =
         "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
         std::to_string(needed) + " consecutive intervals a move needs" +
-        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)");
+        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)") +
+        backoff_note();
     return decision;
   }
 
@@ -292,17 +370,26 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
 
   decision.settled = refining;
   decision.assessment =
-      assess_rebalance(rebalance_case(situation, input, result.blocks), cost, margin_);
+      assess_rebalance(rebalance_case(situation, input, result.blocks), cost,
+                       margin_ * static_cast<double>(1 << backoff_));
   // The model prices computation and data movement only; the gain a
   // communication term aims at is outside it, so it does not veto that target.
   if (!decision.assessment->pays && !by_target) {
-    decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)";
+    decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)" + backoff_note();
     return decision;
   }
   decision.after = std::move(result.blocks);
   decision.changed = true;
   moved_ = true;
   refined_ = refining;
+  // Judged later only where the prediction is about computation time and
+  // large enough to tell from the noise (a refinement's few percent is not).
+  const RebalanceAssessment& predicted = *decision.assessment;
+  if (!by_target && predicted.iteration_seconds_now - predicted.iteration_seconds_balanced >=
+                        0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
+    unchecked_move_ = MoveOutcome{predicted.iteration_seconds_now,
+                                  predicted.iteration_seconds_balanced, 0.0};
+  }
   return decision;
 }
 
