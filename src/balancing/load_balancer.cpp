@@ -259,7 +259,8 @@ int LoadBalancer::confirmations_needed() const {
 
 std::string LoadBalancer::backoff_note() const {
   if (backoff_ == 0) return "";
-  return fmt::format(", x{}: backing off after moves that did not deliver their gain", 1 << backoff_);
+  return fmt::format(", x{}: backing off after moves that did not deliver their gain",
+                     1 << backoff_);
 }
 
 int LoadBalancer::intervals_to_check() const {
@@ -369,9 +370,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
 
   decision.settled = refining;
-  decision.assessment =
-      assess_rebalance(rebalance_case(situation, input, result.blocks), cost,
-                       margin_ * static_cast<double>(1 << backoff_));
+  decision.assessment = assess_rebalance(rebalance_case(situation, input, result.blocks), cost,
+                                         margin_ * static_cast<double>(1 << backoff_));
   // The model prices computation and data movement only; the gain a
   // communication term aims at is outside it, so it does not veto that target.
   if (!decision.assessment->pays && !by_target) {
@@ -387,8 +387,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const RebalanceAssessment& predicted = *decision.assessment;
   if (!by_target && predicted.iteration_seconds_now - predicted.iteration_seconds_balanced >=
                         0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
-    unchecked_move_ = MoveOutcome{predicted.iteration_seconds_now,
-                                  predicted.iteration_seconds_balanced, 0.0};
+    unchecked_move_ =
+        MoveOutcome{predicted.iteration_seconds_now, predicted.iteration_seconds_balanced, 0.0};
   }
   return decision;
 }

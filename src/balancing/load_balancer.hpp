@@ -182,9 +182,9 @@ class LoadBalancer {
   ImbalanceDetector detector_;
   std::deque<IntervalReport> evidence_;  // the last intervals on evidence_partition_
   Decomposition evidence_partition_;
-  int unbalanced_streak_ = 0;  // consecutive unbalanced intervals among them
-  bool moved_ = false;         // data moved since the process set began
-  bool refined_ = false;       // the last move answered a settled imbalance
+  int unbalanced_streak_ = 0;                  // consecutive unbalanced intervals among them
+  bool moved_ = false;                         // data moved since the process set began
+  bool refined_ = false;                       // the last move answered a settled imbalance
   std::optional<MoveOutcome> unchecked_move_;  // the last move, its blocks not yet judged
   int backoff_ = 0;                            // failed moves not made good since
   int steady_intervals_ = 0;                   // consecutive intervals of steady speeds

@@ -136,9 +136,9 @@ TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
   EXPECT_EQ(third.backoff, 1);
   bool followed = false;
   for (int interval = 4; interval <= 6; ++interval) {
-    followed = balancer
-                   .evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {})
-                   .changed;
+    followed =
+        balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {})
+            .changed;
     EXPECT_EQ(followed, interval == 6);
   }
   EXPECT_TRUE(followed);  // a lasting change is followed
@@ -445,8 +445,8 @@ TEST(LoadBalancer, MovesThatDoNotDeliverBackOffUntilSpeedsAreSteady) {
   const BalanceDecision sixth = balancer.evaluate(moved_load, situation(current), {});
   ASSERT_TRUE(sixth.changed);
   current = sixth.after;
-  const auto even = dedicated_report({{static_cast<double>(current[0].count), 1.0},
-                                      {static_cast<double>(current[1].count), 1.0}});
+  const auto even = dedicated_report(
+      {{static_cast<double>(current[0].count), 1.0}, {static_cast<double>(current[1].count), 1.0}});
   int backoff = -1;
   for (int interval = 0; interval < 3; ++interval) {
     backoff = balancer.evaluate(even, situation(current), {}).backoff;
