@@ -58,6 +58,20 @@ double departure(const Decomposition& current, const Decomposition& target,
          static_cast<double>(global_size);
 }
 
+// The run's time per iteration on the evidence's blocks: per interval the
+// slowest process's wall time per iteration, the median over the intervals.
+double slowest_wall_per_iteration(const std::deque<IntervalReport>& evidence) {
+  std::vector<double> slowest;
+  for (const IntervalReport& report : evidence) {
+    double most = 0.0;
+    for (const ProcessInterval& p : report.processes) {
+      if (p.iterations > 0) most = std::max(most, p.wall / p.iterations);
+    }
+    if (most > 0.0) slowest.push_back(most);
+  }
+  return slowest.empty() ? 0.0 : median(slowest);
+}
+
 }  // namespace
 
 nlohmann::json BalanceDecision::to_json() const {
@@ -82,6 +96,7 @@ nlohmann::json BalanceDecision::to_json() const {
       {"partition", counts(after)},
   };
   if (!fallback.empty()) record["fallback"] = fallback;
+  if (undo) record["undo"] = true;
   if (!held.empty()) record["held"] = held;
   if (settled) record["settled_imbalance"] = true;
   if (assessment) record["model"] = assessment->to_json();
@@ -273,11 +288,10 @@ void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decis
   if (unchecked_move_ && window >= intervals_to_check()) {
     MoveOutcome outcome = *unchecked_move_;
     unchecked_move_.reset();
-    for (std::size_t p = 0; p < input.computation_time.size(); ++p) {
-      if (input.iterations[p] > 0) {
-        outcome.measured_seconds =
-            std::max(outcome.measured_seconds, input.computation_time[p] / input.iterations[p]);
-      }
+    outcome.measured_seconds = slowest_wall_per_iteration(evidence_);
+    if (outcome.measured_seconds >
+        outcome.before_seconds * (1.0 + kHarmShareOfThreshold * imbalance_threshold_)) {
+      undo_to_ = blocks_before_move_;
     }
     if (outcome.delivered() < kDeliveredEnough) {
       backoff_ = std::min(backoff_ + 1, kMaxBackoff);
@@ -312,6 +326,24 @@ void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decis
   decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
 }
 
+BalanceDecision LoadBalancer::undo_move(const Situation& situation, BalanceDecision decision) {
+  Decomposition blocks = std::move(*undo_to_);
+  undo_to_.reset();
+  if (situation.remaining_iterations <= 0 || blocks.size() != situation.current.size() ||
+      !covers_exactly(blocks, situation.global_size)) {
+    return decision;
+  }
+  // The blocks that ran faster come back at once: no confirmation, and no
+  // cost test (moving forth paid, moving back costs the same). Not judged
+  // again: the back-off level the harm raised asks more of the next move.
+  decision.after = std::move(blocks);
+  decision.changed = true;
+  decision.undo = true;
+  decision.held.clear();
+  moved_ = true;
+  return decision;
+}
+
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
   BalanceDecision decision = judge(report, situation);
@@ -319,6 +351,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
   follow_up(input, decision);
+  if (undo_to_) return undo_move(situation, std::move(decision));
   const int needed = decision.confirmations_needed;
   // A partitioner with a target of its own (DRUM's communication term) is
   // asked only once a full window was measured on the current blocks, also
@@ -385,10 +418,13 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   // Judged later only where the prediction is about computation time and
   // large enough to tell from the noise (a refinement's few percent is not).
   const RebalanceAssessment& predicted = *decision.assessment;
-  if (!by_target && predicted.iteration_seconds_now - predicted.iteration_seconds_balanced >=
-                        0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
-    unchecked_move_ =
-        MoveOutcome{predicted.iteration_seconds_now, predicted.iteration_seconds_balanced, 0.0};
+  const double predicted_gain =
+      predicted.iteration_seconds_now - predicted.iteration_seconds_balanced;
+  const double before = slowest_wall_per_iteration(evidence_);
+  if (!by_target && before > 0.0 &&
+      predicted_gain >= 0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
+    unchecked_move_ = MoveOutcome{before, before - predicted_gain, 0.0};
+    blocks_before_move_ = situation.current;
   }
   return decision;
 }

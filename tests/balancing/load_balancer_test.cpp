@@ -416,12 +416,13 @@ TEST(LoadBalancer, AMoveThatDeliversLeavesNoBackoff) {
   EXPECT_EQ(outcome->to_json().at("delivered").get<double>(), outcome->delivered());
 }
 
-// The load moves to the other core as soon as the rows did: the move gained
-// nothing, so the next one needs twice the confirmations and margin, and a
-// window of steady speeds brings the balancer back.
-TEST(LoadBalancer, MovesThatDoNotDeliverBackOffUntilSpeedsAreSteady) {
+// The load moves to the other core as soon as the rows did: the move made the
+// iterations slower, so it is undone at once, and the next move needs twice
+// the confirmations and margin; a move that delivers brings the balancer back.
+TEST(LoadBalancer, AMoveThatDoesHarmIsUndoneAndTheBalancerBacksOff) {
   LoadBalancer balancer(Config{});
-  Decomposition current = {{500, 0}, {500, 500}};
+  const Decomposition even_blocks = {{500, 0}, {500, 500}};
+  Decomposition current = even_blocks;
   const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
   balancer.evaluate(slow, situation(current), {});
   current = balancer.evaluate(slow, situation(current), {}).after;
@@ -429,27 +430,45 @@ TEST(LoadBalancer, MovesThatDoNotDeliverBackOffUntilSpeedsAreSteady) {
   // Rank 0 is now the slow one: 667 rows at half speed, 2.668 s.
   const auto moved_load = dedicated_report({{667, 2.668}, {333, 0.666}});
   std::vector<BalanceDecision> decisions;
-  for (int interval = 0; interval < 5; ++interval) {
+  for (int interval = 0; interval < 3; ++interval) {
     decisions.push_back(balancer.evaluate(moved_load, situation(current), {}));
   }
-  ASSERT_TRUE(decisions[2].move_outcome.has_value());
-  EXPECT_LT(decisions[2].move_outcome->delivered(), 0.0);  // slower than before the move
-  EXPECT_EQ(decisions[2].backoff, 1);
-  EXPECT_EQ(decisions[2].to_json().at("backoff"), 1);
-  // Without the back-off the third unbalanced interval would move (3 of 5).
-  for (const BalanceDecision& d : decisions) EXPECT_FALSE(d.changed);
-  EXPECT_EQ(decisions[4].confirmations_needed, 6);
-  EXPECT_NE(decisions[4].held.find("x2: backing off"), std::string::npos) << decisions[4].held;
-  // The speeds stay as they are: the sixth unbalanced interval moves, and
-  // that move delivers, which lowers the level again.
-  const BalanceDecision sixth = balancer.evaluate(moved_load, situation(current), {});
+  EXPECT_FALSE(decisions[0].changed);
+  EXPECT_FALSE(decisions[1].changed);
+  const BalanceDecision& judged = decisions[2];
+  ASSERT_TRUE(judged.move_outcome.has_value());
+  EXPECT_DOUBLE_EQ(judged.move_outcome->before_seconds, 0.2);
+  EXPECT_DOUBLE_EQ(judged.move_outcome->measured_seconds, 0.2668);
+  EXPECT_LT(judged.move_outcome->delivered(), 0.0);  // slower than before the move
+  EXPECT_EQ(judged.backoff, 1);
+  ASSERT_TRUE(judged.changed);
+  EXPECT_TRUE(judged.undo);
+  EXPECT_EQ(judged.after, even_blocks);
+  EXPECT_EQ(judged.to_json().at("undo"), true);
+  EXPECT_EQ(judged.to_json().at("backoff"), 1);
+  // Back on the even blocks the load stays on rank 0's core: a move now
+  // needs 6 unbalanced intervals instead of 3.
+  current = judged.after;
+  const auto loaded_rank0 = dedicated_report({{500, 2.0}, {500, 1.0}});
+  for (int interval = 0; interval < 5; ++interval) {
+    const BalanceDecision d = balancer.evaluate(loaded_rank0, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    EXPECT_EQ(d.confirmations_needed, 6);
+    if (interval == 4) EXPECT_NE(d.held.find("x2: backing off"), std::string::npos) << d.held;
+  }
+  const BalanceDecision sixth = balancer.evaluate(loaded_rank0, situation(current), {});
   ASSERT_TRUE(sixth.changed);
+  EXPECT_FALSE(sixth.undo);
   current = sixth.after;
-  const auto even = dedicated_report(
-      {{static_cast<double>(current[0].count), 1.0}, {static_cast<double>(current[1].count), 1.0}});
+  EXPECT_LT(current[0].count, 500);
+  // That move delivers, which lowers the level again.
+  const auto balanced = dedicated_report({{static_cast<double>(current[0].count), 1.34},
+                                          {static_cast<double>(current[1].count), 1.33}});
   int backoff = -1;
   for (int interval = 0; interval < 3; ++interval) {
-    backoff = balancer.evaluate(even, situation(current), {}).backoff;
+    const BalanceDecision d = balancer.evaluate(balanced, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    backoff = d.backoff;
   }
   EXPECT_EQ(backoff, 0);
 }
