@@ -20,6 +20,14 @@ emulation     interval 0 of static Jacobi (equal blocks) with speeds 1.0/0.5:
               balancer's median-based effective time), and the same over the
               ratio of an unemulated run just before (the cores' own difference).
 
+load_patterns real outside load beside 2 ranks of emulated speeds 1.0/0.5 (Jacobi and
+              CG, static and balanced alternated): quiet; steady on the slow rank's
+              core; steady on the fast rank's core; bursts (2 s on, 8 s off) on the
+              slow rank's core; unpinned (the kernel moves it); alternating between
+              the two cores every 3 s; two load threads, one per core. Oracle:
+              static time / (total work / the sum of the speeds each rank really
+              had in the static run).
+
 Prints Markdown tables; traces are kept in --out for flexmpi-plot.
 """
 import argparse
@@ -227,6 +235,60 @@ def nondedicated(args):
         print(f"| {label} | {t:.3f} | {t / static:.2f} | {len(runs[-1][1])} {runs[-1][1]} |")
 
 
+def load_patterns(args):
+    load = os.path.join(args.build, "tools/flexmpi-load/flexmpi-load")
+    forever = "on:3600"
+    alternate = ",".join(["on:3,off:3"] * 200)
+    # Each pattern: the commands that make the outside load (started before
+    # mpiexec, killed after it).
+    patterns = {
+        "quiet": [],
+        "steady, slow rank's core": [["taskset", "-c", "1", "stress-ng", "--cpu", "1", "-q"]],
+        "steady, fast rank's core": [["taskset", "-c", "0", "stress-ng", "--cpu", "1", "-q"]],
+        "bursts 2 s on / 8 s off, slow rank's core":
+            [[load, "--cores", "1", "--schedule", ",".join(["on:2,off:8"] * 100)]],
+        "unpinned, 60 %": [["stress-ng", "--cpu", "1", "--cpu-load", "60", "-q"]],
+        "alternating cores every 3 s": [[load, "--cores", "0", "--schedule", alternate],
+                                        [load, "--cores", "1", "--schedule",
+                                         "off:3," + alternate]],
+        "two load threads, one per core": [[load, "--cores", "0", "1", "--schedule", forever]],
+    }
+    print(f"\n### Load patterns: 2 ranks at emulated speeds 1.0/0.5, real outside load,"
+          f" medians of {args.repeats} static/balanced pairs\n")
+    print("| app | outside load | static s | balanced s | static / balanced (min-max) |"
+          " oracle static / ideal | moves after interval 1 (per run) | highest back-off |")
+    print("|---|---|---|---|---|---|---|---|")
+    env = {"FLEXMPI_EMULATE_SPEED": "1.0,0.5"}
+    for name, command in apps(args).items():
+        for pattern, loaders in patterns.items():
+            times = {"static": [], "balanced": []}
+            ratios, oracles, late, backoff = [], [], [], 0
+            for r in range(args.repeats):
+                for mode in ("static", "balanced"):
+                    extra = ["--static"] if mode == "static" else []
+                    slug = re.sub(r"[^a-z0-9]+", "_", pattern)
+                    trace = os.path.join(args.out, f"patterns_{name}_{slug}_{mode}_{r}.jsonl")
+                    running = [subprocess.Popen(c, stdout=subprocess.DEVNULL) for c in loaders]
+                    try:
+                        time.sleep(0.3 if loaders else 0.0)
+                        seconds, records = run(args, command + extra, env, trace, bind=True)
+                    finally:
+                        for loader in running:
+                            loader.terminate()
+                            loader.wait()
+                    times[mode].append(seconds)
+                    if mode == "static":
+                        oracles.append(seconds / ideal_time(records))
+                    else:
+                        ratios.append(times["static"][-1] / seconds)
+                        late.append(late_rebalances(records))
+                        backoff = max([backoff] + [rec.get("backoff", 0) for rec in records])
+            s, b = statistics.median(times["static"]), statistics.median(times["balanced"])
+            print(f"| {name} | {pattern} | {s:.2f} | {b:.2f} | {statistics.median(ratios):.2f}"
+                  f" ({min(ratios):.2f}-{max(ratios):.2f}) | {statistics.median(oracles):.2f} |"
+                  f" {late} | {backoff} |", flush=True)
+
+
 def speed_ratio(records):
     """Rank 0's speed over rank 1's (work per second of effective computation),
     the median of the per-interval ratios of `records`."""
@@ -321,7 +383,7 @@ def main():
     parser.add_argument("--nondedicated-sampling-interval", type=int, default=10)
     parser.add_argument("--burst-seconds", type=float, default=0.1)
     parser.add_argument("--burst-pause-seconds", type=float, default=0.6)
-    parts = ["dedicated", "homogeneous", "nondedicated", "demo", "emulation"]
+    parts = ["dedicated", "homogeneous", "nondedicated", "demo", "emulation", "load_patterns"]
     parser.add_argument("parts", nargs="*", default=parts, choices=parts)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

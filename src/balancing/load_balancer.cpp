@@ -58,6 +58,20 @@ double departure(const Decomposition& current, const Decomposition& target,
          static_cast<double>(global_size);
 }
 
+// The run's time per iteration on the evidence's blocks: per interval the
+// slowest process's wall time per iteration, the median over the intervals.
+double slowest_wall_per_iteration(const std::deque<IntervalReport>& evidence) {
+  std::vector<double> slowest;
+  for (const IntervalReport& report : evidence) {
+    double most = 0.0;
+    for (const ProcessInterval& p : report.processes) {
+      if (p.iterations > 0) most = std::max(most, p.wall / p.iterations);
+    }
+    if (most > 0.0) slowest.push_back(most);
+  }
+  return slowest.empty() ? 0.0 : median(slowest);
+}
+
 }  // namespace
 
 nlohmann::json BalanceDecision::to_json() const {
@@ -82,10 +96,25 @@ nlohmann::json BalanceDecision::to_json() const {
       {"partition", counts(after)},
   };
   if (!fallback.empty()) record["fallback"] = fallback;
+  if (undo) record["undo"] = true;
   if (!held.empty()) record["held"] = held;
   if (settled) record["settled_imbalance"] = true;
   if (assessment) record["model"] = assessment->to_json();
+  if (move_outcome) record["move_outcome"] = move_outcome->to_json();
+  record["backoff"] = backoff;
   return record;
+}
+
+double MoveOutcome::delivered() const {
+  const double predicted_gain = before_seconds - predicted_seconds;
+  return predicted_gain > 0.0 ? (before_seconds - measured_seconds) / predicted_gain : 1.0;
+}
+
+nlohmann::json MoveOutcome::to_json() const {
+  return {{"before_seconds", before_seconds},
+          {"predicted_seconds", predicted_seconds},
+          {"measured_seconds", measured_seconds},
+          {"delivered", delivered()}};
 }
 
 LoadBalancer::LoadBalancer(const Config& config)
@@ -229,19 +258,101 @@ BalanceDecision LoadBalancer::judge(const IntervalReport& report, const Situatio
   // partition that was already balanced on measurements needs the majority
   // of a full window, so that a speed change shorter than that (the host
   // moving a slow phase from one vCPU to the other) does not move it back and forth.
-  const int needed = moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_;
-  decision.confirmations = std::min(unbalanced_streak_, needed);
-  decision.confirmations_needed = needed;
+  decision.confirmations_needed = confirmations_needed();
+  decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
+  return decision;
+}
+
+int LoadBalancer::confirmations_needed() const {
+  // The first move of a process set needs lb_confirm intervals; moving a
+  // partition that was already balanced on measurements needs the majority of a
+  // full window, so that a speed change shorter than that (the host moving a
+  // slow phase from one vCPU to the other) does not move it back and forth.
+  // Each back-off level doubles it (do no harm).
+  return (moved_ ? std::max(confirm_, window_ / 2 + 1) : confirm_) << backoff_;
+}
+
+std::string LoadBalancer::backoff_note() const {
+  if (backoff_ == 0) return "";
+  return fmt::format(", x{}: backing off after moves that did not deliver their gain",
+                     1 << backoff_);
+}
+
+int LoadBalancer::intervals_to_check() const {
+  // As many as a move after a move needs: the same evidence judges both.
+  return std::min(window_, std::max(confirm_, window_ / 2 + 1));
+}
+
+void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decision) {
+  const int window = static_cast<int>(evidence_.size());
+  if (unchecked_move_ && window >= intervals_to_check()) {
+    MoveOutcome outcome = *unchecked_move_;
+    unchecked_move_.reset();
+    outcome.measured_seconds = slowest_wall_per_iteration(evidence_);
+    if (outcome.measured_seconds >
+        outcome.before_seconds * (1.0 + kHarmShareOfThreshold * imbalance_threshold_)) {
+      undo_to_ = blocks_before_move_;
+    }
+    if (outcome.delivered() < kDeliveredEnough) {
+      backoff_ = std::min(backoff_ + 1, kMaxBackoff);
+    } else if (backoff_ > 0) {
+      --backoff_;
+    }
+    steady_intervals_ = 0;
+    decision.move_outcome = outcome;
+  }
+  // Steady speeds: in a full window on these blocks, every process's time per
+  // iteration (at the latest interval's work) varies by less than half the
+  // imbalance threshold. A window of them undoes one back-off level.
+  bool steady = backoff_ > 0 && window >= window_;
+  for (std::size_t p = 0; steady && p < input.computation_time.size(); ++p) {
+    std::vector<double> times;
+    for (const IntervalReport& report : evidence_) {
+      const ProcessInterval& interval = report.processes[p];
+      if (interval.iterations > 0 && interval.metric > 0.0) {
+        times.push_back(interval.effective_computation(dedicated_threshold_) / interval.metric);
+      }
+    }
+    const auto [lowest, highest] = std::minmax_element(times.begin(), times.end());
+    steady = !times.empty() && *highest - *lowest <= 0.5 * imbalance_threshold_ * median(times);
+  }
+  steady_intervals_ = steady ? steady_intervals_ + 1 : 0;
+  if (steady_intervals_ >= window_) {
+    --backoff_;
+    steady_intervals_ = 0;
+  }
+  decision.backoff = backoff_;
+  decision.confirmations_needed = confirmations_needed();
+  decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
+}
+
+BalanceDecision LoadBalancer::undo_move(const Situation& situation, BalanceDecision decision) {
+  Decomposition blocks = std::move(*undo_to_);
+  undo_to_.reset();
+  if (situation.remaining_iterations <= 0 || blocks.size() != situation.current.size() ||
+      !covers_exactly(blocks, situation.global_size)) {
+    return decision;
+  }
+  // The blocks that ran faster come back at once: no confirmation, and no
+  // cost test (moving forth paid, moving back costs the same). Not judged
+  // again: the back-off level the harm raised asks more of the next move.
+  decision.after = std::move(blocks);
+  decision.changed = true;
+  decision.undo = true;
+  decision.held.clear();
+  moved_ = true;
   return decision;
 }
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
   BalanceDecision decision = judge(report, situation);
-  const int needed = decision.confirmations_needed;
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
+  follow_up(input, decision);
+  if (undo_to_) return undo_move(situation, std::move(decision));
+  const int needed = decision.confirmations_needed;
   // A partitioner with a target of its own (DRUM's communication term) is
   // asked only once a full window was measured on the current blocks, also
   // when Alg. 5 finds the times unbalanced: DRUM keeps the first rates it
@@ -264,7 +375,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     decision.held =
         "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
         std::to_string(needed) + " consecutive intervals a move needs" +
-        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)");
+        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)") +
+        backoff_note();
     return decision;
   }
 
@@ -291,18 +403,29 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
 
   decision.settled = refining;
-  decision.assessment =
-      assess_rebalance(rebalance_case(situation, input, result.blocks), cost, margin_);
+  decision.assessment = assess_rebalance(rebalance_case(situation, input, result.blocks), cost,
+                                         margin_ * static_cast<double>(1 << backoff_));
   // The model prices computation and data movement only; the gain a
   // communication term aims at is outside it, so it does not veto that target.
   if (!decision.assessment->pays && !by_target) {
-    decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)";
+    decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)" + backoff_note();
     return decision;
   }
   decision.after = std::move(result.blocks);
   decision.changed = true;
   moved_ = true;
   refined_ = refining;
+  // Judged later only where the prediction is about computation time and
+  // large enough to tell from the noise (a refinement's few percent is not).
+  const RebalanceAssessment& predicted = *decision.assessment;
+  const double predicted_gain =
+      predicted.iteration_seconds_now - predicted.iteration_seconds_balanced;
+  const double before = slowest_wall_per_iteration(evidence_);
+  if (!by_target && before > 0.0 &&
+      predicted_gain >= 0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
+    unchecked_move_ = MoveOutcome{before, before - predicted_gain, 0.0};
+    blocks_before_move_ = situation.current;
+  }
   return decision;
 }
 

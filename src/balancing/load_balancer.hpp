@@ -23,6 +23,17 @@
 //   too (if it pays), once after each move of Alg. 5. Alg. 5 alone leaves a
 //   partition up to imbalance_threshold off for the rest of the run when its
 //   move was made from two noisy intervals;
+// - do no harm (issue 35): every move records the run's time per iteration
+//   (the slowest process's wall time) before it and the computation time it
+//   predicts to save; once the blocks it made have been measured for
+//   intervals_to_check() intervals, the balancer compares the gain it got
+//   with the gain it predicted. A move that delivered less than half (the
+//   load moved, or was a burst the window took for long-term) raises the
+//   back-off level: each level doubles the confirmations a move needs and
+//   the margin its gain must clear. A move after which the iterations are
+//   slower than before is undone at once. A move that delivers, or a full
+//   window of steady speeds, lowers the level again. Alg. 5's burst/long-term
+//   distinction (k) stays underneath;
 // - a partitioner's own target: where the partitioner does not aim at equal
 //   times (drum with a communication weight, DRUM thesis 3.1.2.3), a window
 //   full window of intervals on the current blocks asks it for its blocks, and
@@ -47,6 +58,20 @@
 
 namespace flexmpi {
 
+/// How the last move turned out, judged on the blocks it made (do no harm).
+/// Times are of the run, not of the computation: the slowest process's wall
+/// time per iteration (the median over the intervals on each side of the
+/// move). On a core shared in scheduler time slices a smaller block can
+/// compute faster and the iteration still take longer.
+struct MoveOutcome {
+  double before_seconds = 0.0;     ///< wall time per iteration before the move
+  double predicted_seconds = 0.0;  ///< before, less the computation time the move predicted to save
+  double measured_seconds = 0.0;   ///< wall time per iteration on the blocks it made
+  /// (before - measured) / (before - predicted): 1 = the gain predicted.
+  [[nodiscard]] double delivered() const;
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
 struct BalanceDecision {
   BalanceVerdict verdict;
   bool changed = false;  ///< the decomposition changes: data must move
@@ -63,6 +88,13 @@ struct BalanceDecision {
   bool settled = false;
   /// The gain-versus-cost prediction, when the partitioner proposed a change.
   std::optional<RebalanceAssessment> assessment;
+  /// The previous move, judged in this interval.
+  std::optional<MoveOutcome> move_outcome;
+  /// The back-off level after this interval (0: none; do no harm).
+  int backoff = 0;
+  /// The move goes back to the blocks before the last move, which made the
+  /// iterations slower (do no harm).
+  bool undo = false;
 
   /// The blocks stay only because the imbalance is not yet confirmed: the
   /// balancer has not judged them (lb_confirm intervals, or a window's
@@ -111,6 +143,10 @@ class LoadBalancer {
     unbalanced_streak_ = 0;
     moved_ = false;
     refined_ = false;
+    unchecked_move_.reset();
+    undo_to_.reset();
+    backoff_ = 0;
+    steady_intervals_ = 0;
     partitioner_->reset();
   }
   [[nodiscard]] const Partitioner& partitioner() const { return *partitioner_; }
@@ -129,6 +165,26 @@ class LoadBalancer {
   [[nodiscard]] bool settled_imbalance_possible(const BalanceVerdict& verdict) const;
   /// Adds an interval to the evidence about the current blocks.
   void remember(const IntervalReport& report, const Situation& situation, bool unbalanced);
+  /// Consecutive unbalanced intervals a move needs now.
+  [[nodiscard]] int confirmations_needed() const;
+  /// What the back-off adds to a "held" reason ("" at level 0).
+  [[nodiscard]] std::string backoff_note() const;
+  /// Intervals on a move's blocks before it is judged.
+  [[nodiscard]] int intervals_to_check() const;
+  /// Judges the last move once its blocks are measured, and moves the back-off
+  /// level: up after a move that did not deliver, down after one that did or
+  /// after a full window of steady speeds.
+  void follow_up(const PartitionInput& input, BalanceDecision& decision);
+  /// Goes back to the blocks before a move that made the iterations slower.
+  BalanceDecision undo_move(const Situation& situation, BalanceDecision decision);
+
+  /// Back-off levels beyond this add nothing: 8 x the confirmations and margin.
+  static constexpr int kMaxBackoff = 3;
+  /// A move that delivered less than this share of its predicted gain failed.
+  static constexpr double kDeliveredEnough = 0.5;
+  /// A move after which the iterations take longer than before by more than
+  /// this share of the imbalance threshold did harm: it is undone.
+  static constexpr double kHarmShareOfThreshold = 0.5;
 
   double imbalance_threshold_;
   double dedicated_threshold_;
@@ -141,9 +197,14 @@ class LoadBalancer {
   ImbalanceDetector detector_;
   std::deque<IntervalReport> evidence_;  // the last intervals on evidence_partition_
   Decomposition evidence_partition_;
-  int unbalanced_streak_ = 0;  // consecutive unbalanced intervals among them
-  bool moved_ = false;         // data moved since the process set began
-  bool refined_ = false;       // the last move answered a settled imbalance
+  int unbalanced_streak_ = 0;                  // consecutive unbalanced intervals among them
+  bool moved_ = false;                         // data moved since the process set began
+  bool refined_ = false;                       // the last move answered a settled imbalance
+  std::optional<MoveOutcome> unchecked_move_;  // the last move, its blocks not yet judged
+  Decomposition blocks_before_move_;           // the blocks the last move left
+  std::optional<Decomposition> undo_to_;       // blocks to go back to: the move did harm
+  int backoff_ = 0;                            // failed moves not made good since
+  int steady_intervals_ = 0;                   // consecutive intervals of steady speeds
   std::unique_ptr<Partitioner> partitioner_;
 };
 

@@ -28,8 +28,7 @@ double ProcessInterval::shared_fraction() const {
 
 double ProcessInterval::effective_computation(double dedicated_threshold) const {
   if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return robust_computation();
-  if (cpu <= 0.0) return computation();
-  return std::min(computation(), cpu) * (wall / cpu);
+  return computation();
 }
 
 double ProcessInterval::speed(double dedicated_threshold) const {

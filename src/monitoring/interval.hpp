@@ -88,17 +88,22 @@ struct ProcessInterval {
   }
   /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
   [[nodiscard]] double shared_fraction() const;
-  /// The time the balancer compares: robust_computation() on a dedicated PE. On a
-  /// shared one (shared_fraction() > dedicated_threshold) the process gets
-  /// only cpu/wall of the PE, and where the OS preempts it, in its
-  /// computation or while it waits in MPI, decides how much of that shows in
-  /// computation(). So the CPU time of the computation, min(computation,
-  /// cpu), divided by the process's share of the PE: speed while running
-  /// times CPU utilisation, DRUM's processing power (DRUM thesis 3.1.2.1).
-  /// Not on an oversubscribed node: there the CPU time a process lacks went
-  /// to other processes of the application, mostly while it waited for them
-  /// (yielding), and counting it as a smaller PE would take rows from the
-  /// processes that finish first.
+  /// The time the balancer compares: what the process needs for its block on
+  /// the share of its PE it gets while computing (issue 35).
+  /// - Dedicated PE: robust_computation(), the median iteration, so that a
+  ///   few iterations slowed by the OS do not count as a slower PE.
+  /// - Shared PE (shared_fraction() > dedicated_threshold): computation(),
+  ///   the sum. Its wall time outside MPI already ran at the share the
+  ///   process got while computing; under a duty-cycled outside load the
+  ///   slow iterations are that share, not noise, so the median would be
+  ///   biased. The share over the whole interval (cpu/wall) is not used:
+  ///   it counts the wait in MPI, which spins or sleeps whatever the load,
+  ///   and scaling by it made every rank's time its wall time when the CPU
+  ///   time fell below the computation time (both ranks loaded: no
+  ///   imbalance seen), or kept taking rows from a loaded rank that waited.
+  /// - Oversubscribed node (node_oversubscribed): robust_computation(); the
+  ///   CPU time a process lacks went to other processes of the application,
+  ///   mostly while it waited for them, which is not a smaller PE.
   [[nodiscard]] double effective_computation(double dedicated_threshold) const;
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;

@@ -125,9 +125,23 @@ TEST(LoadBalancer, AJustBalancedPartitionIsNotMovedBackByOneInterval) {
       balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
   EXPECT_FALSE(second.changed);
   EXPECT_EQ(second.confirmations_needed, 3);
+  // The third judges the move: it delivered 30 % of its predicted gain
+  // (0.2 s to 0.18 s per iteration, 0.133 predicted), so the balancer backs
+  // off (do no harm) and a move now needs 6 unbalanced intervals.
   const BalanceDecision third =
       balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {});
-  EXPECT_TRUE(third.changed);  // a lasting change is followed
+  EXPECT_FALSE(third.changed);
+  ASSERT_TRUE(third.move_outcome.has_value());
+  EXPECT_NEAR(third.move_outcome->delivered(), 0.3, 0.01);
+  EXPECT_EQ(third.backoff, 1);
+  bool followed = false;
+  for (int interval = 4; interval <= 6; ++interval) {
+    followed =
+        balancer.evaluate(dedicated_report({{667, 1.8}, {333, 1.0}}), situation(balanced), {})
+            .changed;
+    EXPECT_EQ(followed, interval == 6);
+  }
+  EXPECT_TRUE(followed);  // a lasting change is followed
 }
 
 TEST(LoadBalancer, ABurstShorterThanHalfTheWindowIsIgnored) {
@@ -376,6 +390,108 @@ TEST(RebalanceModel, NoGainNoMove) {
   const RebalanceAssessment a = assess_rebalance(c, RedistributionCost{}, 0.0);
   EXPECT_LT(a.gain_seconds, 0.0);
   EXPECT_FALSE(a.pays);
+}
+
+// Do no harm (issue 35): a move is judged on the blocks it made.
+TEST(LoadBalancer, AMoveThatDeliversLeavesNoBackoff) {
+  LoadBalancer balancer(Config{});
+  Decomposition current = {{500, 0}, {500, 500}};
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  balancer.evaluate(slow, situation(current), {});
+  const BalanceDecision move = balancer.evaluate(slow, situation(current), {});
+  ASSERT_TRUE(move.changed);
+  current = move.after;  // 667 : 333, both 1.333 s for 10 iterations now
+  const auto even = dedicated_report({{667, 1.334}, {333, 1.332}});
+  std::optional<MoveOutcome> outcome;
+  for (int interval = 0; interval < 3; ++interval) {
+    const BalanceDecision d = balancer.evaluate(even, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    if (d.move_outcome) outcome = d.move_outcome;
+    EXPECT_EQ(d.backoff, 0);
+  }
+  ASSERT_TRUE(outcome.has_value());  // judged after a window's majority (3 of 5)
+  EXPECT_DOUBLE_EQ(outcome->before_seconds, 0.2);
+  EXPECT_NEAR(outcome->predicted_seconds, 0.1333, 1e-3);
+  EXPECT_NEAR(outcome->delivered(), 1.0, 0.02);
+  EXPECT_EQ(outcome->to_json().at("delivered").get<double>(), outcome->delivered());
+}
+
+// The load moves to the other core as soon as the rows did: the move made the
+// iterations slower, so it is undone at once, and the next move needs twice
+// the confirmations and margin; a move that delivers brings the balancer back.
+TEST(LoadBalancer, AMoveThatDoesHarmIsUndoneAndTheBalancerBacksOff) {
+  LoadBalancer balancer(Config{});
+  const Decomposition even_blocks = {{500, 0}, {500, 500}};
+  Decomposition current = even_blocks;
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  balancer.evaluate(slow, situation(current), {});
+  current = balancer.evaluate(slow, situation(current), {}).after;
+  ASSERT_EQ(current, (Decomposition{{667, 0}, {333, 667}}));
+  // Rank 0 is now the slow one: 667 rows at half speed, 2.668 s.
+  const auto moved_load = dedicated_report({{667, 2.668}, {333, 0.666}});
+  std::vector<BalanceDecision> decisions;
+  for (int interval = 0; interval < 3; ++interval) {
+    decisions.push_back(balancer.evaluate(moved_load, situation(current), {}));
+  }
+  EXPECT_FALSE(decisions[0].changed);
+  EXPECT_FALSE(decisions[1].changed);
+  const BalanceDecision& judged = decisions[2];
+  ASSERT_TRUE(judged.move_outcome.has_value());
+  EXPECT_DOUBLE_EQ(judged.move_outcome->before_seconds, 0.2);
+  EXPECT_DOUBLE_EQ(judged.move_outcome->measured_seconds, 0.2668);
+  EXPECT_LT(judged.move_outcome->delivered(), 0.0);  // slower than before the move
+  EXPECT_EQ(judged.backoff, 1);
+  ASSERT_TRUE(judged.changed);
+  EXPECT_TRUE(judged.undo);
+  EXPECT_EQ(judged.after, even_blocks);
+  EXPECT_EQ(judged.to_json().at("undo"), true);
+  EXPECT_EQ(judged.to_json().at("backoff"), 1);
+  // Back on the even blocks the load stays on rank 0's core: a move now
+  // needs 6 unbalanced intervals instead of 3.
+  current = judged.after;
+  const auto loaded_rank0 = dedicated_report({{500, 2.0}, {500, 1.0}});
+  for (int interval = 0; interval < 5; ++interval) {
+    const BalanceDecision d = balancer.evaluate(loaded_rank0, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    EXPECT_EQ(d.confirmations_needed, 6);
+    if (interval == 4) EXPECT_NE(d.held.find("x2: backing off"), std::string::npos) << d.held;
+  }
+  const BalanceDecision sixth = balancer.evaluate(loaded_rank0, situation(current), {});
+  ASSERT_TRUE(sixth.changed);
+  EXPECT_FALSE(sixth.undo);
+  current = sixth.after;
+  EXPECT_LT(current[0].count, 500);
+  // That move delivers, which lowers the level again.
+  const auto balanced = dedicated_report({{static_cast<double>(current[0].count), 1.34},
+                                          {static_cast<double>(current[1].count), 1.33}});
+  int backoff = -1;
+  for (int interval = 0; interval < 3; ++interval) {
+    const BalanceDecision d = balancer.evaluate(balanced, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    backoff = d.backoff;
+  }
+  EXPECT_EQ(backoff, 0);
+}
+
+TEST(LoadBalancer, AWindowOfSteadySpeedsUndoesABackoffLevel) {
+  LoadBalancer balancer(Config{});
+  Decomposition current = {{500, 0}, {500, 500}};
+  const auto slow = dedicated_report({{500, 1.0}, {500, 2.0}});
+  balancer.evaluate(slow, situation(current), {});
+  current = balancer.evaluate(slow, situation(current), {}).after;
+  // Moved load, but only 6 % apart: under the threshold, so nothing moves.
+  const auto moved_load = dedicated_report({{667, 2.0}, {333, 1.88}});
+  std::vector<int> levels;
+  for (int interval = 0; interval < 12; ++interval) {
+    const BalanceDecision d = balancer.evaluate(moved_load, situation(current), {});
+    EXPECT_FALSE(d.changed);
+    levels.push_back(d.backoff);
+  }
+  // Judged at the third interval (it gained nothing), then a full window of
+  // steady intervals, counted from the fifth (the window full), lowers it.
+  EXPECT_EQ(levels[2], 1);
+  EXPECT_EQ(levels[7], 1);
+  EXPECT_EQ(levels[8], 0);
 }
 
 }  // namespace

@@ -345,9 +345,10 @@ def flexrun_preload(args):
 @check("plot-real-trace")
 def plot_real_trace(args):
     trace = os.path.join(args.workdir, "trace.jsonl")
-    result = probe_run(args, ["--sampling-interval=5", f"--trace={trace}",
-                              "--emulate-speed=1.0,0.5"], ["--iterations", "60"])
-    expect(result.returncode == 0, "the 2-rank probe launched by flexrun failed")
+    result = run([args.flexrun, "-n", "2", "--sampling-interval=10", f"--trace={trace}",
+                  "--emulate-speed=1.0,0.5", args.jacobi, "--size", "400", "--iterations", "200",
+                  "--quiet"], env=mpi_environment(), timeout=120)
+    expect(result.returncode == 0, "flexmpi-jacobi launched by flexrun failed")
     outdir = os.path.join(args.workdir, "plots")
     shutil.rmtree(outdir, ignore_errors=True)
     result = run([args.plot, trace, "-o", outdir])
@@ -356,6 +357,11 @@ def plot_real_trace(args):
     names = sorted(os.path.basename(p) for p in paths)
     for wanted in ("computation_time.png", "imbalance.png", "mpi_time.png", "overview.png"):
         expect(wanted in names, f"{wanted} missing from the printed paths {names}")
+    # The move to 2:1 is judged on the blocks it made (do no harm), and plotted.
+    with open(trace) as stream:
+        judged = [r for r in map(json.loads, stream) if r.get("move_outcome")]
+    expect(judged, "the rebalance of the 1.0/0.5 ranks was never judged (move_outcome)")
+    expect("moves.png" in names, f"moves.png missing from the printed paths {names}")
     for path in paths:
         with open(path, "rb") as stream:
             expect(stream.read(8) == PNG_SIGNATURE, f"{path} is not a PNG file")

@@ -76,18 +76,31 @@ TEST(ProcessInterval, EffectiveComputationIsComputationOnADedicatedPe) {
   EXPECT_DOUBLE_EQ(process(1.0, 0.97, 0.25, 300).speed(kDedicated), 400.0);
 }
 
-TEST(ProcessInterval, EffectiveComputationOnASharedPeIsItsCpuTimeOverItsShare) {
-  // Preempted while computing: wall 2, CPU 1 (half of the PE), no MPI.
-  // CPU time of the computation 1, share 1/2: 2 seconds, as measured.
+TEST(ProcessInterval, EffectiveComputationOnASharedPeIsItsComputationAtItsShare) {
+  // Preempted while computing: wall 2, CPU 1 (half of the PE), no MPI: the
+  // 2 seconds it took.
   EXPECT_DOUBLE_EQ(process(2.0, 1.0, 0.0).effective_computation(kDedicated), 2.0);
-  // Preempted while waiting in MPI: the computation shows only 0.5 s of
-  // wall time, but the process got half of the PE: it needs 1 s of it.
-  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 1.5).effective_computation(kDedicated), 1.0);
-  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 1.5, 100).speed(kDedicated), 100.0);
-  // Computation wall time above the CPU time: only the CPU time counts.
-  EXPECT_DOUBLE_EQ(process(4.0, 1.0, 1.0).effective_computation(kDedicated), 4.0);
+  // A loaded rank that also waits in MPI: its CPU time (0.6 s) is below its
+  // computation (1 s). Scaling by cpu/wall made this the whole wall time (2 s),
+  // so a loaded rank kept losing rows however few it had (issue 35).
+  EXPECT_DOUBLE_EQ(process(2.0, 0.6, 1.0).effective_computation(kDedicated), 1.0);
+  EXPECT_DOUBLE_EQ(process(2.0, 0.6, 1.0, 100).speed(kDedicated), 100.0);
+  // Preempted while it waited in MPI: the computation ran at the share it got
+  // while computing, 0.5 s.
+  EXPECT_DOUBLE_EQ(process(2.0, 1.0, 1.5).effective_computation(kDedicated), 0.5);
   // No CPU time measured: computation time, not a division by zero.
   EXPECT_DOUBLE_EQ(process(2.0, 0.0, 0.5).effective_computation(kDedicated), 1.5);
+}
+
+TEST(ProcessInterval, SharedPeCountsEverySlowIteration) {
+  // A duty-cycled outside load slows 6 iterations of 10: the median
+  // iteration is a slow one, the sum is what the block takes at that share.
+  ProcessInterval p = process(1.5, 0.9, 0.2);
+  p.typical_computation = 1.6;
+  EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 1.3);
+  // The same figures on a PE of its own (CPU = wall) use the median.
+  p.cpu = 1.5;
+  EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 1.6);
 }
 
 TEST(ProcessInterval, PackUnpackRoundTrip) {
@@ -196,18 +209,22 @@ TEST(IntervalReport, ImbalanceIsMaxMinusMinOverMaxOfComputation) {
 
 TEST(IntervalReport, ImbalanceComparesEffectiveComputationOfSharedPes) {
   IntervalReport r;
-  // Dedicated 2 s against a shared PE that computed for 1 s of wall and CPU
-  // time, preempted only while it waited in MPI, at a share of 1/2: it
-  // needs 2 s of the PE too, balanced.
-  r.processes = {process(2.0, 2.0, 0.0), process(2.0, 1.0, 1.0)};
-  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.0);
-  // With every PE counted as dedicated, computation times 2 and 1.
-  EXPECT_DOUBLE_EQ(r.imbalance(1.0), 0.5);
+  // Issue 35's reproduction: both cores loaded by two outside processes
+  // each, speeds 1.0 and 0.5. Each rank gets a third of its core (CPU 0.24 s
+  // of 0.72 s wall) and computes 0.354 and 0.662 s. Scaled by the share of
+  // the whole interval both times were the wall time: imbalance 0.01.
+  r.processes = {process(0.72, 0.24, 0.72 - 0.354), process(0.72, 0.24, 0.72 - 0.662)};
+  EXPECT_NEAR(r.imbalance(kDedicated), (0.662 - 0.354) / 0.662, 1e-12);
+  // A dedicated PE against a loaded one that waits in MPI: 2 s against 1 s.
+  r.processes = {process(2.0, 2.0, 0.0), process(2.0, 0.6, 1.0)};
+  EXPECT_DOUBLE_EQ(r.imbalance(kDedicated), 0.5);
 }
 
 TEST(IntervalReport, OversubscribedNodesKeepTheComputationTime) {
   // Node 7 has 2 cores and runs 3 processes; node 9 has 2 cores and 1.
-  ProcessInterval a = process(2.0, 1.0, 1.0), b = a, c = a, d = a;
+  ProcessInterval a = process(2.0, 1.0, 1.0);
+  a.typical_computation = 0.8;
+  ProcessInterval b = a, c = a, d = a;
   a.host_id = b.host_id = c.host_id = 7;
   d.host_id = 9;
   a.node_cores = b.node_cores = c.node_cores = d.node_cores = 2;
@@ -218,9 +235,10 @@ TEST(IntervalReport, OversubscribedNodesKeepTheComputationTime) {
   EXPECT_TRUE(r.processes[2].node_oversubscribed);
   EXPECT_FALSE(r.processes[3].node_oversubscribed);
   // The CPU time these lack went to the application's own processes: not a
-  // smaller PE. Alone on its node, the same figures are a half PE.
-  EXPECT_DOUBLE_EQ(r.processes[0].effective_computation(kDedicated), 1.0);
-  EXPECT_DOUBLE_EQ(r.processes[3].effective_computation(kDedicated), 2.0);
+  // smaller PE, so the median iteration. Alone on its node, the same
+  // figures are a shared PE, where every slow iteration counts.
+  EXPECT_DOUBLE_EQ(r.processes[0].effective_computation(kDedicated), 0.8);
+  EXPECT_DOUBLE_EQ(r.processes[3].effective_computation(kDedicated), 1.0);
 }
 
 TEST(IntervalReport, ImbalanceOfEmptyOrZeroTimeIsZero) {

@@ -52,14 +52,14 @@ TEST(TraceRecord, HasPerProcessTimesFlagsAndCounts) {
   EXPECT_EQ(r.at("wall_time"), nlohmann::json({2.0, 4.0}));
   EXPECT_EQ(r.at("mpi_time"), nlohmann::json({0.5, 1.0}));
   EXPECT_EQ(r.at("metric_count"), nlohmann::json({300.0, 600.0}));
-  // Rank 1's PE is shared: 3 s of computation at a share of 3/4 of the PE
-  // is 4 s of it (ProcessInterval::effective_computation).
-  EXPECT_EQ(r.at("effective_time"), nlohmann::json({1.5, 4.0}));
-  EXPECT_EQ(r.at("speed"), nlohmann::json({200.0, 150.0}));
+  // Rank 1's PE is shared: its 3 s of computation ran at the share it got
+  // (ProcessInterval::effective_computation).
+  EXPECT_EQ(r.at("effective_time"), nlohmann::json({1.5, 3.0}));
+  EXPECT_EQ(r.at("speed"), nlohmann::json({200.0, 200.0}));
   EXPECT_EQ(r.at("mpi_bytes"), nlohmann::json({96.0, 8.0}));
   EXPECT_EQ(r.at("emulation_late_iterations"), nlohmann::json({0, 2}));
   EXPECT_EQ(r.at("shared"), nlohmann::json({false, true}));
-  EXPECT_DOUBLE_EQ(r.at("imbalance").get<double>(), 0.625);
+  EXPECT_DOUBLE_EQ(r.at("imbalance").get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(r.at("imbalance_threshold").get<double>(), 0.15);
   EXPECT_TRUE(r.at("decision").is_string());
 }

@@ -425,6 +425,34 @@ def panel_prediction(axis, xs, xlabel, records):
     axis.grid(True, alpha=0.3)
 
 
+def panel_moves(axis, xs, xlabel, records):
+    # Do no harm: each move's predicted and measured gain in time per
+    # iteration of the slowest process, judged on the blocks it made, and the
+    # back-off level the judgements left.
+    judged = [(x, r["move_outcome"]) for x, r in zip(xs, records) if r.get("move_outcome")]
+    width = (xs[1] - xs[0]) * 0.35 if len(xs) > 1 else 0.35
+    predicted = [o["before_seconds"] - o["predicted_seconds"] for _, o in judged]
+    measured = [o["before_seconds"] - o["measured_seconds"] for _, o in judged]
+    axis.bar([x - width / 2 for x, _ in judged], predicted, width=width, color="tab:gray",
+             label="gain predicted by the move")
+    axis.bar([x + width / 2 for x, _ in judged], measured, width=width, color="tab:green",
+             label="gain measured on its blocks")
+    axis.axhline(0.0, color="black", linewidth=0.8)
+    axis.set_ylabel("s per iteration, slowest process")
+    axis.set_xlabel(xlabel)
+    axis.set_title("moves judged on the blocks they made, and the back-off")
+    axis.grid(True, alpha=0.3)
+    twin = axis.twinx()
+    twin.plot(xs, [r.get("backoff", 0) for r in records], color="tab:red", drawstyle="steps-post",
+              label="back-off level (right axis)")
+    twin.set_ylabel("back-off level", color="tab:red")
+    twin.set_ylim(-0.1, 3.5)
+    handles = axis.get_legend_handles_labels()
+    twin_handles = twin.get_legend_handles_labels()
+    twin.legend(handles[0] + twin_handles[0], handles[1] + twin_handles[1], fontsize="small",
+                loc="upper right", framealpha=0.95)
+
+
 def load_curve(path):
     """Reads flexmpi-epigraph's curve CSV; returns (state names, rows of ints)."""
     try:
@@ -515,6 +543,8 @@ def make_plots(records, outdir, trace_name):
             panels.append(("power", panel_power))
     if any("prediction" in r for r in records):
         panels.append(("prediction", panel_prediction))
+    if any("move_outcome" in r for r in records):
+        panels.append(("moves", panel_moves))
 
     os.makedirs(outdir, exist_ok=True)
     written = {}
