@@ -415,18 +415,21 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   decision.changed = true;
   moved_ = true;
   refined_ = refining;
+  if (!by_target) watch_move(*decision.assessment, situation);
+  return decision;
+}
+
+void LoadBalancer::watch_move(const RebalanceAssessment& predicted, const Situation& situation) {
   // Judged later only where the prediction is about computation time and
   // large enough to tell from the noise (a refinement's few percent is not).
-  const RebalanceAssessment& predicted = *decision.assessment;
   const double predicted_gain =
       predicted.iteration_seconds_now - predicted.iteration_seconds_balanced;
   const double before = slowest_wall_per_iteration(evidence_);
-  if (!by_target && before > 0.0 &&
+  if (before > 0.0 &&
       predicted_gain >= 0.5 * imbalance_threshold_ * predicted.iteration_seconds_now) {
     unchecked_move_ = MoveOutcome{before, before - predicted_gain, 0.0};
     blocks_before_move_ = situation.current;
   }
-  return decision;
 }
 
 }  // namespace flexmpi

@@ -175,6 +175,9 @@ class LoadBalancer {
   /// level: up after a move that did not deliver, down after one that did or
   /// after a full window of steady speeds.
   void follow_up(const PartitionInput& input, BalanceDecision& decision);
+  /// Keeps what a move about computation time predicts, to judge it once its
+  /// blocks are measured.
+  void watch_move(const RebalanceAssessment& predicted, const Situation& situation);
   /// Goes back to the blocks before a move that made the iterations slower.
   BalanceDecision undo_move(const Situation& situation, BalanceDecision decision);
 

@@ -278,7 +278,7 @@ std::vector<SettingDescriptor> resource_settings() {
        "given --ompi-server file:FILE",
        [](Config& c, std::string_view v) {
          try {  // a directory, or a file that cannot be read, named
-           (void)read_text_file(std::string(v), "the ompi-server URI file", Errc::bad_config);
+           (void)read_text_file(std::string(v), "ompi-server URI", Errc::bad_config);
          } catch (const Error& e) {
            throw Rejected{e.what()};
          }

@@ -454,7 +454,9 @@ TEST(LoadBalancer, AMoveThatDoesHarmIsUndoneAndTheBalancerBacksOff) {
     const BalanceDecision d = balancer.evaluate(loaded_rank0, situation(current), {});
     EXPECT_FALSE(d.changed);
     EXPECT_EQ(d.confirmations_needed, 6);
-    if (interval == 4) EXPECT_NE(d.held.find("x2: backing off"), std::string::npos) << d.held;
+    if (interval == 4) {
+      EXPECT_NE(d.held.find("x2: backing off"), std::string::npos) << d.held;
+    }
   }
   const BalanceDecision sixth = balancer.evaluate(loaded_rank0, situation(current), {});
   ASSERT_TRUE(sixth.changed);

@@ -140,12 +140,13 @@ TEST(ApiErrors, SizesBeyondIntAreRefusedByTheirValue) {
               HasSubstr("size 1000000000000 exceeds the largest supported, 2147483647"));
   EXPECT_EQ(XMPI_Register_dense(&x, 2147483648LL, MPI_DOUBLE, XMPI_REPLICATED), XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("size 2147483648 exceeds"));
-  int* ia = nullptr;
+  int* ia = static_cast<int*>(std::calloc(11, sizeof(int)));  // row pointers of 10 rows
   int* ja = nullptr;
   EXPECT_EQ(XMPI_Register_sparse(&ia, &ja, &x, 10, 5000000000LL, MPI_DOUBLE, XMPI_REPLICATED),
             XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("5000000000 nonzeros"));
   EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
+  std::free(ia);
   std::free(x);
 }
 
