@@ -61,6 +61,10 @@ class Runtime {
   [[nodiscard]] MPI_Comm library_comm() const { return context_->library_comm(); }
   CommProfile& comm_profile() { return comm_profile_; }
   Monitor& monitor() { return *monitor_; }
+  /// The application enters an MPI call (PMPI wrappers; Monitor::before_communication).
+  void before_mpi_call() {
+    if (monitor_) monitor_->before_communication();
+  }
   /// This process's emulated speed (SPEC section 6); inactive at full speed.
   SpeedEmulator& emulator() { return *emulator_; }
   spdlog::logger& log() { return context_->log(); }

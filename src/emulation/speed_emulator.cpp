@@ -279,21 +279,55 @@ bool SpeedEmulator::slow_down(double computation_seconds) {
   return slow_down(computation_seconds, work_ ? work_() : 0.0);
 }
 
+double SpeedEmulator::emulated(double work_units) const {
+  // Unknown work: one unit per iteration, at the speed of small partitions.
+  return work_units > 0.0 ? function_.emulated_units(work_units) : 1.0 / function_.base_speed();
+}
+
+double SpeedEmulator::slowdown(double work_units) const {
+  return work_units > 0.0 ? emulated(work_units) / work_units : emulated(work_units);
+}
+
+double SpeedEmulator::wait(double seconds) const {
+  const double start = wall_seconds();
+  // The same target in both modes: only the way of waiting differs.
+  if (mode_ == EmulationMode::sleep) {
+    sleep_wait(seconds);
+  } else {
+    busy_wait(seconds);
+  }
+  return wall_seconds() - start;
+}
+
+void SpeedEmulator::before_communication(double computation_seconds) {
+  if (!active()) return;
+  const double stretch = computation_seconds - stretch_start_;
+  stretch_start_ = computation_seconds;
+  const double unit_seconds = unit_time_.unit_seconds();
+  if (stretch <= 0.0 || unit_seconds <= 0.0) return;  // nothing computed, or no target yet
+  const double work_units = work_ ? work_() : 0.0;
+  owed_ += stretch * (slowdown(work_units) - 1.0);
+  // Never past the iteration's target: a disturbed stretch would carry its
+  // disturbance x 1/s (issue 11); the end of the iteration pads the rest.
+  const double pad =
+      std::min(owed_, unit_seconds * emulated(work_units) - std::max(0.0, computation_seconds));
+  if (pad < least_pad()) return;
+  const double waited = wait(pad);
+  owed_ -= waited;  // a late wake-up is a credit towards the next stretches
+  padded_ += waited;
+  stretch_start_ += waited;
+}
+
 bool SpeedEmulator::slow_down(double computation_seconds, double work_units) {
   if (!active()) return false;
-  unit_time_.add(computation_seconds, work_units);
-  // Unknown work: one unit per iteration, at the speed of small partitions.
-  const double emulated =
-      work_units > 0.0 ? function_.emulated_units(work_units) : 1.0 / function_.base_speed();
+  // The stretches' padding is computation time, not the process's work.
+  const double real = computation_seconds - padded_;
+  stretch_start_ = owed_ = padded_ = 0.0;
+  unit_time_.add(real, work_units);
+  const double emulated_units = emulated(work_units);
   const double unit_seconds = unit_time_.unit_seconds();
-  // The same target in both modes: only the way of waiting differs.
-  const double delay = emulation_delay(computation_seconds, unit_seconds, emulated);
-  if (mode_ == EmulationMode::sleep) {
-    sleep_wait(delay);
-  } else {
-    busy_wait(delay);
-  }
-  return emulation_late(computation_seconds, unit_seconds, emulated);
+  wait(emulation_delay(computation_seconds, unit_seconds, emulated_units));
+  return emulation_late(real, unit_seconds, emulated_units);
 }
 
 }  // namespace flexmpi

@@ -12,6 +12,17 @@
 //   stay well below the emulated time: an iteration whose real computation
 //   already exceeds it is counted as late (ProcessInterval::emulation_late_iterations).
 //
+// The wait is spread over the iteration's stretches of computation: when the
+// iteration enters an MPI call (IterationHook::before_communication), the
+// stretch that ends there is padded by its own time x (1/s - 1), never past
+// the iteration's target, and the iteration's end pads what is left up to
+// the target. Padding once at the end of the iteration made a loop with
+// several synchronisations per iteration (CG's reductions, a halo exchange
+// then a norm) slow at one place only: the wait landed before the next
+// iteration's first collective, where the fast rank waited for it whatever
+// its share of the rows, and a balanced HPCCG evened its computation and
+// gained nothing (issue 35).
+//
 // The target time is the process's *typical* full-speed time per work unit
 // (the median of its recent iterations) times the work divided by s, and the
 // wait pads each iteration up to it. Earlier versions waited t (1/s - 1)
@@ -211,12 +222,16 @@ class SpeedEmulator : public IterationHook {
   /// UnitTimeEstimate::given) instead of measuring it; seconds > 0.
   void fix_unit_seconds(double seconds) { unit_time_ = UnitTimeEstimate::given(seconds); }
   /// Waits (burns or sleeps) the emulation delay for an iteration that
-  /// computed this long, on a partition of the work units the work source
-  /// reports. Returns true if the iteration was late (emulation_late).
+  /// computed this long (the stretches' padding included), on a partition of
+  /// the work units the work source reports. Returns true if the iteration
+  /// was late (emulation_late).
   bool slow_down(double computation_seconds);
   /// The same for a partition of `work_units` given by the caller.
   bool slow_down(double computation_seconds, double work_units);
 
+  /// IterationHook: pads the stretch of computation that ends at this MPI
+  /// call by its time x (1/s - 1), within the iteration's target.
+  void before_communication(double computation_seconds) override;
   /// IterationHook: slow_down() if active, and sleeps().
   bool after_computation(double computation_seconds) override {
     return active() && slow_down(computation_seconds);
@@ -224,10 +239,30 @@ class SpeedEmulator : public IterationHook {
   [[nodiscard]] bool reports_cpu_as_wall() const override { return sleeps(); }
 
  private:
+  /// Emulated time per unit of real computation on `work_units`: 1/s for a
+  /// constant speed, the average over the partition for a speed function.
+  [[nodiscard]] double slowdown(double work_units) const;
+  /// The target of an iteration on `work_units`: full-speed units (emulated_units).
+  [[nodiscard]] double emulated(double work_units) const;
+  /// Burns or sleeps, as the mode says; returns the seconds it took.
+  double wait(double seconds) const;
+
+  /// A pad shorter than this waits for a later stretch or the iteration's
+  /// end: a sleep wakes ~50 us late, and a spin costs two clock reads.
+  [[nodiscard]] double least_pad() const {
+    return mode_ == EmulationMode::sleep ? kLeastSleepPad : kLeastBurnPad;
+  }
+  static constexpr double kLeastSleepPad = 200e-6;
+  static constexpr double kLeastBurnPad = 1e-6;
+
   SpeedFunction function_;
   WorkSource work_;
   EmulationMode mode_;
   UnitTimeEstimate unit_time_;
+  // The open iteration's stretches (reset at its end).
+  double stretch_start_ = 0.0;  // its computation when the current stretch began
+  double owed_ = 0.0;           // padding its stretches asked for and not yet waited
+  double padded_ = 0.0;         // padding waited so far: computation, but not real work
 };
 
 }  // namespace flexmpi

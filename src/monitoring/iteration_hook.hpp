@@ -9,6 +9,12 @@ namespace flexmpi {
 class IterationHook {
  public:
   virtual ~IterationHook() = default;
+  /// Called when the open iteration enters an MPI call (the PMPI wrappers),
+  /// with its computation time so far: the end of a stretch of computation.
+  /// May wait, to pad that stretch (the emulation pads each one, so that a
+  /// loop with several synchronisations per iteration is slow where it
+  /// computes, not at one place).
+  virtual void before_communication(double computation_seconds) = 0;
   /// Called with the iteration's computation time so far (wall - MPI,
   /// seconds); may wait. Returns true if the iteration ran late
   /// (IterationSample::emulation_late).

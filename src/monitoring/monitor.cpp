@@ -54,6 +54,7 @@ void Monitor::begin(std::span<const std::string> events) {
   requested_ = std::move(requested);
   counts_.assign(metric_.events().size(), 0);
   open_ = true;
+  iteration_thread_ = std::this_thread::get_id();
   // The wall-time window encloses the CPU-time reads. The thread CPU clock
   // is a real system call, and the kernel often preempts a thread that
   // shares its core at the return of a system call (lazy preemption): read

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "machine/proc_readers.hpp"
@@ -21,7 +22,8 @@ namespace flexmpi {
 
 class Monitor {
  public:
-  /// `hook` (may be null) runs at the end of every iteration (the emulation).
+  /// `hook` (may be null) runs before every MPI call and at the end of every
+  /// iteration (the emulation).
   /// With `probe_network` every interval also measures the node's network
   /// (ProcessInterval::node_communication_power, node_caf).
   Monitor(MetricBackend& metric, const CommProfile& profile, IterationHook* hook,
@@ -33,6 +35,14 @@ class Monitor {
   void begin(std::span<const std::string> events);
   /// Closes the open iteration; counts gets one value per event of begin().
   IterationSample end(std::span<long long> counts);
+  /// The application enters an MPI call (PMPI wrappers): the hook sees the
+  /// end of a stretch of computation of the open iteration, on the thread
+  /// that opened it (other threads' calls are not its computation's end).
+  void before_communication() {
+    if (hook_ != nullptr && open_ && std::this_thread::get_id() == iteration_thread_) {
+      hook_->before_communication(stopwatch_.computation());
+    }
+  }
 
   [[nodiscard]] bool iteration_open() const { return open_; }
   [[nodiscard]] std::size_t requested_event_count() const { return requested_.size(); }
@@ -66,6 +76,7 @@ class Monitor {
   int sampling_interval_;
 
   bool open_ = false;
+  std::thread::id iteration_thread_;  // the thread that opened the iteration
   long long iterations_ = 0;
   std::vector<std::size_t> requested_;  // indices of begin()'s events in metric_.events()
   std::vector<long long> counts_;

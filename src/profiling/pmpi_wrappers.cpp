@@ -217,6 +217,9 @@ template <class Call, class Count>
 int profiled(MpiOp op, MPI_Comm comm, Call&& call, Count&& count) {
   Runtime* runtime = Runtime::instance();
   if (runtime == nullptr) return call();
+  // Before the timer: a wait the emulation adds to the stretch of
+  // computation that ends here is computation, not MPI time.
+  runtime->before_mpi_call();
   CommProfile& profile = runtime->comm_profile();
   const std::uint64_t start = profile.timer().now();
   const int code = call();

@@ -253,6 +253,48 @@ TEST(SpeedEmulator, SleepModeTargetsTheUncontendedTime) {
   EXPECT_LT(wall_seconds() - start, 0.001);
 }
 
+TEST(SpeedEmulator, EachStretchOfComputationIsPaddedByItsOwnSlowdown) {
+  // Speed 0.5, 100 units of 0.1 ms: a 20 ms target per iteration. The
+  // iteration computes 4 ms, enters MPI (4 ms of padding), computes 6 ms
+  // more and enters MPI again (6 ms), then ends: nothing is left to pad.
+  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; });
+  half.fix_unit_seconds(1e-4);
+  double start = wall_seconds();
+  half.before_communication(0.004);
+  const double first = wall_seconds() - start;
+  EXPECT_GE(first, 0.004);
+  EXPECT_LT(first, 0.010);
+  start = wall_seconds();
+  half.before_communication(0.004 + first + 0.006);
+  const double second = wall_seconds() - start;
+  EXPECT_GE(second, 0.005);  // the first pad's late wake-up is a credit
+  EXPECT_LT(second, 0.012);
+  start = wall_seconds();
+  EXPECT_FALSE(half.slow_down(0.004 + first + 0.006 + second, 100.0));  // 10 ms of real work
+  EXPECT_LT(wall_seconds() - start, 0.003);
+}
+
+TEST(SpeedEmulator, AStretchIsNeverPaddedPastTheIterationsTarget) {
+  // A stretch disturbed to 15 ms of a 20 ms target pads 5 ms, not 15: the
+  // disturbance is not multiplied by 1/s (issue 11).
+  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; });
+  half.fix_unit_seconds(1e-4);
+  const double start = wall_seconds();
+  half.before_communication(0.015);
+  const double waited = wall_seconds() - start;
+  EXPECT_GE(waited, 0.005);
+  EXPECT_LT(waited, 0.012);
+  // The real work, 15 ms, is within the target: not late; the end pads nothing more.
+  EXPECT_FALSE(half.slow_down(0.015 + waited, 100.0));
+}
+
+TEST(SpeedEmulator, NoPaddingBeforeTheFirstIterationGivesATarget) {
+  SpeedEmulator half(0.5);
+  const double start = wall_seconds();
+  half.before_communication(0.05);  // no unit time yet: the end of the iteration pads
+  EXPECT_LT(wall_seconds() - start, 0.02);
+}
+
 TEST(SpeedEmulator, ForRankPicksTheRanksSpeedAndFullSpeedPastTheList) {
   const std::vector<double> speeds = {1.0, 0.5, 0.25};
   EXPECT_FALSE(SpeedEmulator::for_rank(speeds, 0).active());
