@@ -121,7 +121,8 @@ def late_rebalances(records):
 
 
 def apps(args):
-    return {
+    """The applications of --apps, with their commands."""
+    commands = {
         "jacobi": [os.path.join(args.build, "apps/jacobi/flexmpi-jacobi"), "--size",
                    str(args.jacobi_size), "--iterations", str(args.jacobi_iterations),
                    "--sampling-interval", str(args.jacobi_sampling_interval), "--quiet"],
@@ -129,6 +130,7 @@ def apps(args):
                "--iterations", str(args.cg_iterations), "--sampling-interval",
                str(args.cg_sampling_interval), "--quiet"],
     }
+    return {name: commands[name] for name in args.apps.split(",")}
 
 
 def dedicated(args):
@@ -371,6 +373,8 @@ def main():
     parser.add_argument("--mpiexec", default="mpiexec.openmpi")
     parser.add_argument("--matrix", default=os.path.join(os.path.dirname(__file__), "../../shared/matrices/bcsstk16.mtx"))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--apps", default="jacobi,cg",
+                        help="comma-separated: jacobi, cg (default both)")
     parser.add_argument("--jacobi-size", type=int, default=3000)
     parser.add_argument("--jacobi-iterations", type=int, default=1000)
     parser.add_argument("--jacobi-sampling-interval", type=int, default=50)
@@ -386,6 +390,10 @@ def main():
     parts = ["dedicated", "homogeneous", "nondedicated", "demo", "emulation", "load_patterns"]
     parser.add_argument("parts", nargs="*", default=parts, choices=parts)
     args = parser.parse_args()
+    unknown = set(args.apps.split(",")) - {"jacobi", "cg"}
+    if unknown:
+        parser.error(f"--apps: unknown application(s) {', '.join(sorted(unknown))};"
+                     " expected jacobi, cg or both")
     os.makedirs(args.out, exist_ok=True)
     print(f"machine: {os.cpu_count()} cores; {subprocess.run(['uname', '-srm'], capture_output=True, text=True).stdout.strip()}")
     for part in args.parts:
