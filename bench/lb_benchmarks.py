@@ -255,6 +255,9 @@ def load_patterns(args):
                                          "off:3," + alternate]],
         "two load threads, one per core": [[load, "--cores", "0", "1", "--schedule", forever]],
     }
+    if args.patterns:
+        wanted = args.patterns.split(",")
+        patterns = {name: c for name, c in patterns.items() if any(w in name for w in wanted)}
     print(f"\n### Load patterns: 2 ranks at emulated speeds 1.0/0.5, real outside load,"
           f" medians of {args.repeats} static/balanced pairs\n")
     print("| app | outside load | static s | balanced s | static / balanced (min-max) |"
@@ -375,6 +378,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--apps", default="jacobi,cg",
                         help="comma-separated: jacobi, cg (default both)")
+    parser.add_argument("--patterns", default="",
+                        help="load_patterns: comma-separated words; only the patterns whose"
+                             " name contains one (default all)")
     parser.add_argument("--jacobi-size", type=int, default=3000)
     parser.add_argument("--jacobi-iterations", type=int, default=1000)
     parser.add_argument("--jacobi-sampling-interval", type=int, default=50)
