@@ -257,7 +257,11 @@ def load_patterns(args):
     }
     if args.patterns:
         wanted = args.patterns.split(",")
-        patterns = {name: c for name, c in patterns.items() if any(w in name for w in wanted)}
+        chosen = {name: c for name, c in patterns.items() if any(w in name for w in wanted)}
+        if not chosen:
+            sys.exit(f"lb_benchmarks: --patterns {args.patterns} matches none of: "
+                     + "; ".join(patterns))
+        patterns = chosen
     print(f"\n### Load patterns: 2 ranks at emulated speeds 1.0/0.5, real outside load,"
           f" medians of {args.repeats} static/balanced pairs\n")
     print("| app | outside load | static s | balanced s | static / balanced (min-max) |"
