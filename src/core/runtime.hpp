@@ -65,6 +65,10 @@ class Runtime {
   void before_mpi_call() {
     if (monitor_) monitor_->before_communication();
   }
+  /// The PMPI wrappers: the application's MPI call returns.
+  void after_mpi_call() {
+    if (monitor_) monitor_->after_communication();
+  }
   /// This process's emulated speed (SPEC section 6); inactive at full speed.
   SpeedEmulator& emulator() { return *emulator_; }
   spdlog::logger& log() { return context_->log(); }

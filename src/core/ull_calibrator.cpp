@@ -33,6 +33,7 @@ void UllCalibrator::begin(int iteration) {
   open_ = true;
   open_iteration_ = iteration;
   stopwatch_.start();
+  runtime_.emulator().computation_starts();  // the section's CPU time is its work
 }
 
 std::optional<Error> UllCalibrator::check_end(int iteration, std::span<const int> counts,

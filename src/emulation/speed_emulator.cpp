@@ -10,7 +10,6 @@
 
 #include "flexmpi/error.hpp"
 #include "util/clock.hpp"
-#include "util/statistics.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -165,12 +164,12 @@ std::optional<EmulationMode> parse_emulation_mode(std::string_view text) {
   return std::nullopt;
 }
 
-double emulation_delay(double computation_seconds, double unit_seconds, double emulated_units) {
-  return std::max(0.0, unit_seconds * emulated_units - std::max(0.0, computation_seconds));
+double emulation_delay(double computation_seconds, double emulated_seconds) {
+  return std::max(0.0, emulated_seconds - std::max(0.0, computation_seconds));
 }
 
-bool emulation_late(double computation_seconds, double unit_seconds, double emulated_units) {
-  return computation_seconds > unit_seconds * emulated_units;
+bool emulation_late(double computation_seconds, double emulated_seconds) {
+  return computation_seconds > emulated_seconds;
 }
 
 void busy_wait(double seconds) {
@@ -181,6 +180,13 @@ void busy_wait(double seconds) {
     _mm_pause();
 #endif
   }
+}
+
+double burn_cpu(double seconds) {
+  const double start = cpu_seconds();
+  double now = start;
+  while (now - start < seconds) now = cpu_seconds();  // each read is a system call: no PAUSE needed
+  return now - start;
 }
 
 timespec monotonic_deadline(double start_seconds, double seconds) {
@@ -200,58 +206,13 @@ void sleep_wait(double seconds) {
   }
 }
 
-UnitTimeEstimate UnitTimeEstimate::given(double seconds_per_unit) {
-  if (!(seconds_per_unit > 0.0) || !std::isfinite(seconds_per_unit)) {
-    throw Error(Errc::invalid_argument,
-                "the time per work unit must be a positive number of seconds, not " +
-                    std::to_string(seconds_per_unit));
-  }
-  UnitTimeEstimate estimate(Reference::given);
-  estimate.given_ = seconds_per_unit;
-  return estimate;
-}
-
-void UnitTimeEstimate::add(double seconds, double units) {
-  if (reference_ == Reference::given) return;
-  if (units <= 0.0) units = 1.0;
-  const double per_unit = std::max(0.0, seconds) / units;
-  const bool typical = reference_ == Reference::typical;
-  if (typical && std::abs(units - units_) > 0.01 * units) {
-    window_.clear();
-    units_ = units;
-  }
-  if (window_.size() == (typical ? kWindow : kUncontendedWindow)) window_.erase(window_.begin());
-  window_.push_back(per_unit);
-}
-
-double UnitTimeEstimate::unit_seconds() const {
-  if (reference_ == Reference::given) return given_;
-  if (reference_ == Reference::typical || window_.empty()) return lower_median(window_);
-  // The kUncontendedQuantile of the window: a low quantile, not the least.
-  std::vector<double> sorted = window_;
-  const auto k =
-      static_cast<std::ptrdiff_t>(kUncontendedQuantile * static_cast<double>(sorted.size() - 1));
-  std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
-  return sorted[static_cast<std::size_t>(k)];
-}
-
-namespace {
-
-UnitTimeEstimate::Reference reference_of(EmulationMode mode) {
-  return mode == EmulationMode::sleep ? UnitTimeEstimate::Reference::uncontended
-                                      : UnitTimeEstimate::Reference::typical;
-}
-
-}  // namespace
-
 SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode)
-    : function_(speed), mode_(mode), unit_time_(reference_of(mode)) {}
+    : function_(speed), mode_(mode) {}
 
 SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work, EmulationMode mode)
     : function_(std::move(function)),
       work_(std::move(work)),
-      mode_(mode),
-      unit_time_(reference_of(mode)) {}
+      mode_(mode) {}
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int rank) {
   if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size())
@@ -299,35 +260,67 @@ double SpeedEmulator::wait(double seconds) const {
   return wall_seconds() - start;
 }
 
-void SpeedEmulator::before_communication(double computation_seconds) {
+void SpeedEmulator::fix_unit_seconds(double seconds) {
+  if (!(seconds > 0.0) || !std::isfinite(seconds)) {
+    throw Error(Errc::invalid_argument,
+                "the time per work unit must be a positive number of seconds, not " +
+                    std::to_string(seconds));
+  }
+  unit_seconds_ = seconds;
+}
+
+void SpeedEmulator::computation_starts() {
   if (!active()) return;
-  const double stretch = computation_seconds - stretch_start_;
-  stretch_start_ = computation_seconds;
-  const double unit_seconds = unit_time_.unit_seconds();
-  if (stretch <= 0.0 || unit_seconds <= 0.0) return;  // nothing computed, or no target yet
-  const double work_units = work_ ? work_() : 0.0;
-  owed_ += stretch * (slowdown(work_units) - 1.0);
-  // Never past the iteration's target: a disturbed stretch would carry its
-  // disturbance x 1/s (issue 11); the end of the iteration pads the rest.
-  const double pad =
-      std::min(owed_, unit_seconds * emulated(work_units) - std::max(0.0, computation_seconds));
-  if (pad < least_pad()) return;
-  const double waited = wait(pad);
-  owed_ -= waited;  // a late wake-up is a credit towards the next stretches
-  padded_ += waited;
-  stretch_start_ += waited;
+  stretch_cpu_start_ = cpu_seconds();
+  in_stretch_ = true;
+}
+
+void SpeedEmulator::close_stretch() {
+  // A nested MPI call (a wrapper that calls another wrapped function) ends no stretch.
+  if (!in_stretch_) return;
+  work_cpu_ += std::max(0.0, cpu_seconds() - stretch_cpu_start_);
+  in_stretch_ = false;
+}
+
+void SpeedEmulator::before_communication(double computation_seconds) {
+  if (!active() || !in_stretch_) return;
+  close_stretch();
+  pad(computation_seconds, work_ ? work_() : 0.0, false);
 }
 
 bool SpeedEmulator::slow_down(double computation_seconds, double work_units) {
   if (!active()) return false;
-  // The stretches' padding is computation time, not the process's work.
+  close_stretch();
+  const bool late = pad(computation_seconds, work_units, true);
+  work_cpu_ = burned_cpu_ = padded_ = 0.0;
+  return late;
+}
+
+bool SpeedEmulator::pad(double computation_seconds, double work_units, bool iteration_ends) {
+  const double least = iteration_ends ? 0.0 : least_pad();
+  if (unit_seconds_ == 0.0 && mode_ == EmulationMode::burn) {
+    // The slower core's extra work, in CPU time: shared with another
+    // program, the spin takes the longer for it, as the work would.
+    const double owed = work_cpu_ * (slowdown(work_units) - 1.0) - burned_cpu_;
+    if (owed > least) {
+      const double start = wall_seconds();
+      burned_cpu_ += burn_cpu(owed);
+      padded_ += wall_seconds() - start;
+    }
+    return false;
+  }
+  // A wall-time target: the work's CPU time / s (sleep), or the fixed unit
+  // time x the work (FLEXMPI_EMULATE_UNIT_SECONDS), never beyond the CPU
+  // time / s before the iteration ends, so that each stretch is slow where
+  // it computes.
+  const double measured = work_cpu_ * slowdown(work_units);
+  const double target =
+      unit_seconds_ > 0.0 ? unit_seconds_ * emulated(work_units) : measured;
+  const double delay =
+      emulation_delay(computation_seconds, iteration_ends ? target : std::min(target, measured));
   const double real = computation_seconds - padded_;
-  stretch_start_ = owed_ = padded_ = 0.0;
-  unit_time_.add(real, work_units);
-  const double emulated_units = emulated(work_units);
-  const double unit_seconds = unit_time_.unit_seconds();
-  wait(emulation_delay(computation_seconds, unit_seconds, emulated_units));
-  return emulation_late(real, unit_seconds, emulated_units);
+  if (delay > least) padded_ += wait(delay);
+  return iteration_ends && emulation_late(real, target);
 }
 
 }  // namespace flexmpi

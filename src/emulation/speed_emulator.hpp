@@ -12,24 +12,36 @@
 //   stay well below the emulated time: an iteration whose real computation
 //   already exceeds it is counted as late (ProcessInterval::emulation_late_iterations).
 //
-// The wait is spread over the iteration's stretches of computation: when the
-// iteration enters an MPI call (IterationHook::before_communication), the
-// stretch that ends there is padded by its own time x (1/s - 1), never past
-// the iteration's target, and the iteration's end pads what is left up to
-// the target. Padding once at the end of the iteration made a loop with
-// several synchronisations per iteration (CG's reductions, a halo exchange
-// then a norm) slow at one place only: the wait landed before the next
-// iteration's first collective, where the fast rank waited for it whatever
-// its share of the rows, and a balanced HPCCG evened its computation and
-// gained nothing (issue 35).
+// The slower core's time comes from the work the process really did: the
+// thread CPU time of its computation between MPI calls (a stretch), times
+// (1/s - 1). The PMPI wrappers mark where each stretch starts and ends
+// (IterationHook::computation_starts, before_communication), so that a loop
+// with several synchronisations per iteration (CG's reductions, a halo
+// exchange then a norm) is slow where it computes: padded once at the end of
+// the iteration, the wait landed before the next iteration's first
+// collective, where the fast rank waited for it whatever its share of the
+// rows, and a balanced HPCCG gained nothing (issue 35).
+// - burn: each stretch is followed by a spin until the thread has used
+//   (1/s - 1) times the stretch's CPU time more. Counted in CPU time, the
+//   emulated core does 1/s times the work: on a core shared with another
+//   program it is slowed by its share like a real one, and a preemption is
+//   not multiplied by 1/s (waiting t (1/s - 1) of *wall* time after t made
+//   the asked 2.0 ratio come out between 1.5 and 2.5, issue 11).
+// - sleep: the iteration's computation is padded (slept) up to its CPU time
+//   / s. The time a process waits for one of the real cores, which 8-20
+//   emulated PEs on 2 share, is not CPU time: it is absorbed by the pad, and
+//   every PE of a class emulates the same speed.
+// Earlier versions padded to (a robust estimate of the time per work unit) x
+// (the work units the application reported), which made the emulated
+// cluster's cost depend on the balancer's workload model: under EpiGraph's
+// weight model, whose units are a forecast of the work, every emulated PE
+// slept three times as long in total as under the count model (issue 35).
 //
-// The target time is the process's *typical* full-speed time per work unit
-// (the median of its recent iterations) times the work divided by s, and the
-// wait pads each iteration up to it. Earlier versions waited t (1/s - 1)
-// after an iteration that computed for t, which multiplied every disturbance
-// of t (a preemption, a cold cache, the other rank's activity on a sibling
-// hardware thread) by 1/s: the asked 2.0 ratio came out anywhere between 1.5
-// and 2.5 (issue 11). Padding to a robust target absorbs the disturbance.
+// FLEXMPI_EMULATE_UNIT_SECONDS fixes instead the full-speed time per work
+// unit (measured once beforehand on an idle core): the iteration is padded
+// to that time x its work units / s, whatever its measured time. For work
+// whose time per unit is truly constant (Jacobi's rows, CG's nonzeros), it
+// makes every run of an experiment emulate exactly the same cluster.
 //
 // The speed of a rank may also be a function of its partition size, to
 // reproduce the memory cliffs of the FPM paper (Rychkov et al., sec. 1, 4) on
@@ -105,16 +117,13 @@ enum class EmulationMode {
 std::optional<EmulationMode> parse_emulation_mode(std::string_view text);
 
 /// Time that pads an iteration which computed `computation_seconds` up
-/// to the emulated time `unit_seconds` x `emulated_units` (unit_seconds: the
-/// typical full-speed time per work unit; emulated_units: the work in
-/// full-speed units, SpeedFunction::emulated_units). Never negative.
-double emulation_delay(double computation_seconds, double unit_seconds, double emulated_units);
+/// to its emulated time `emulated_seconds`. Never negative.
+double emulation_delay(double computation_seconds, double emulated_seconds);
 
 /// true when an iteration that computed `computation_seconds` already took
-/// longer than its emulated time (same arguments as emulation_delay): the
-/// emulation could not keep up, and the iteration shows the real core's
-/// speed, not the emulated one's.
-bool emulation_late(double computation_seconds, double unit_seconds, double emulated_units);
+/// longer than its emulated time: the emulation could not keep up, and the
+/// iteration shows the real core's speed, not the emulated one's.
+bool emulation_late(double computation_seconds, double emulated_seconds);
 
 /// Spins on the CPU (no sleeping) for `seconds`, with the CPU's spin-wait
 /// hint (x86 PAUSE), so that a sibling hardware thread running another
@@ -131,65 +140,11 @@ timespec monotonic_deadline(double start_seconds, double seconds);
 /// the scheduler takes to run the process again.
 void sleep_wait(double seconds);
 
-/// The full-speed time per work unit of a process, the base of its emulated
-/// time (emulated units x unit seconds):
-/// - `typical` (burn mode): the (lower) median of its last kWindow iterations
-///   on the same work (a change of more than 1 % starts afresh, since the
-///   time per unit may depend on the partition size). The median ignores the
-///   odd slow iteration (first touch of a new block, a preemption) that a
-///   mean or the last sample would carry into the target, and follows a core
-///   whose own speed drifts.
-/// - `uncontended` (sleep mode): the kUncontendedQuantile (a low quantile)
-///   of its last kUncontendedWindow iterations, whatever the work. A
-///   sleeping emulated PE stands for a
-///   dedicated core: the wait for one of the real cores, which 8-20 emulated
-///   PEs on 2 share, is an artefact of the emulation. At relative speeds of
-///   0.006-0.015 (the thesis's cluster, bench/malleability) the target is
-///   65-160 times the real work, and the processes of a synchronised
-///   iteration all start their real work at once: with the median, a process
-///   that waited for a core in most of its iterations emulated a PE up to
-///   twice slower than another of its class, and the balancer moved CG's rows
-///   every third interval without ever balancing them. Waiting only lengthens
-///   a real time, so the least one is the core's. Not started afresh on a new
-///   block: its first iterations, all waiting, made every moved process look
-///   slow in the interval after a move, which asked for the next move
-///   (docs/architecture.md, "sleep mode"). A long window: with the least
-///   of the last 64 iterations, a VM whose cores slowed down for a few
-///   seconds (measured: a pinned 0.5 ms loop varies 1.4x) made the emulated
-///   PEs 25 % slower with the same rows, since the emulated time is the real
-///   one times 1/s. A low quantile, not the least: the least since the start
-///   let one iteration whose work was reported larger than it was done
-///   (EpiGraph) make a PE 3 times faster for the rest of the run.
-/// - `given` (FLEXMPI_EMULATE_UNIT_SECONDS): a fixed time per unit, measured
-///   once beforehand on an idle core. Every emulated PE then runs at exactly
-///   its speed in every run: with `uncontended` the level still followed what
-///   the first iterations of a run met (the window of a 250-iteration CG run
-///   never fills), and a CG run's PEs were up to 2 times slower than in the
-///   run before, so a goal predicted from its first intervals differed by
-///   40 % between runs of one cell. For work whose time per unit is truly
-///   constant (Jacobi's rows, CG's nonzeros); not for a forecast of the work
-///   (EpiGraph's weights), which it would make exact.
-class UnitTimeEstimate {
- public:
-  enum class Reference { typical, uncontended, given };
-  static constexpr std::size_t kWindow = 15;
-  static constexpr std::size_t kUncontendedWindow = 512;
-  static constexpr double kUncontendedQuantile = 0.1;
-  explicit UnitTimeEstimate(Reference reference = Reference::typical) : reference_(reference) {}
-  /// The `given` reference: `seconds_per_unit` > 0 whatever the iterations add.
-  static UnitTimeEstimate given(double seconds_per_unit);
-  /// Adds an iteration that computed `units` work units in `seconds`
-  /// (units <= 0: the work is unknown, one unit per iteration).
-  void add(double seconds, double units);
-  /// The seconds per unit of the estimate; 0 before the first sample.
-  [[nodiscard]] double unit_seconds() const;
-
- private:
-  Reference reference_;
-  std::vector<double> window_;  // per-unit times, oldest first
-  double units_ = -1.0;         // work of the samples in the window (typical)
-  double given_ = 0.0;          // seconds per unit (given)
-};
+/// Spins on the CPU until this thread has used `seconds` more CPU time
+/// (CLOCK_THREAD_CPUTIME_ID); returns the CPU time it used. On a core shared
+/// with another program it takes longer than `seconds`, as the work of a
+/// slower core would.
+double burn_cpu(double seconds);
 
 /// The slowdown of one process; Monitor calls it at the end of every iteration.
 class SpeedEmulator : public IterationHook {
@@ -218,19 +173,24 @@ class SpeedEmulator : public IterationHook {
   /// For log messages: "0.5" or "0.9@2000:0.3 (speed per work unit beyond each size)",
   /// followed by ", sleeping the extra time (...)" in sleep mode.
   [[nodiscard]] std::string describe() const;
-  /// Fixes the full-speed time per work unit (FLEXMPI_EMULATE_UNIT_SECONDS,
-  /// UnitTimeEstimate::given) instead of measuring it; seconds > 0.
-  void fix_unit_seconds(double seconds) { unit_time_ = UnitTimeEstimate::given(seconds); }
-  /// Waits (burns or sleeps) the emulation delay for an iteration that
-  /// computed this long (the stretches' padding included), on a partition of
-  /// the work units the work source reports. Returns true if the iteration
-  /// was late (emulation_late).
+  /// Fixes the full-speed time per work unit (FLEXMPI_EMULATE_UNIT_SECONDS)
+  /// instead of measuring the work's CPU time; seconds > 0, finite.
+  void fix_unit_seconds(double seconds);
+  /// Waits (burns or sleeps) what the iteration's computation, this long so
+  /// far (the stretches' padding included), still needs on the emulated core,
+  /// on a partition of the work units the work source reports. Returns true
+  /// if the iteration was late: its real computation alone (waits for a core
+  /// included) took longer than its emulated time (sleep mode, or a fixed
+  /// unit time).
   bool slow_down(double computation_seconds);
   /// The same for a partition of `work_units` given by the caller.
   bool slow_down(double computation_seconds, double work_units);
 
-  /// IterationHook: pads the stretch of computation that ends at this MPI
-  /// call by its time x (1/s - 1), within the iteration's target.
+  /// IterationHook: a stretch of computation starts (the iteration opens,
+  /// or an MPI call returns): reads the thread's CPU time.
+  void computation_starts() override;
+  /// IterationHook: the stretch that ends at this MPI call is padded by its
+  /// CPU time x (1/s - 1).
   void before_communication(double computation_seconds) override;
   /// IterationHook: slow_down() if active, and sleeps().
   bool after_computation(double computation_seconds) override {
@@ -244,7 +204,12 @@ class SpeedEmulator : public IterationHook {
   [[nodiscard]] double slowdown(double work_units) const;
   /// The target of an iteration on `work_units`: full-speed units (emulated_units).
   [[nodiscard]] double emulated(double work_units) const;
-  /// Burns or sleeps, as the mode says; returns the seconds it took.
+  /// Adds the open stretch's CPU time to the iteration's work.
+  void close_stretch();
+  /// Pads the open iteration as far as its work so far asks (all of it when
+  /// `iteration_ends`); returns true if it ended late.
+  bool pad(double computation_seconds, double work_units, bool iteration_ends);
+  /// Burns or sleeps `seconds` of wall time, as the mode says; returns the seconds it took.
   double wait(double seconds) const;
 
   /// A pad shorter than this waits for a later stretch or the iteration's
@@ -258,11 +223,13 @@ class SpeedEmulator : public IterationHook {
   SpeedFunction function_;
   WorkSource work_;
   EmulationMode mode_;
-  UnitTimeEstimate unit_time_;
-  // The open iteration's stretches (reset at its end).
-  double stretch_start_ = 0.0;  // its computation when the current stretch began
-  double owed_ = 0.0;           // padding its stretches asked for and not yet waited
-  double padded_ = 0.0;         // padding waited so far: computation, but not real work
+  double unit_seconds_ = 0.0;  // FLEXMPI_EMULATE_UNIT_SECONDS; 0: measured CPU time
+  // The open iteration (reset at its end).
+  bool in_stretch_ = false;        // between computation_starts and the next MPI call
+  double stretch_cpu_start_ = 0.0;  // the thread's CPU time when the stretch started
+  double work_cpu_ = 0.0;          // CPU time of its real work so far
+  double burned_cpu_ = 0.0;        // burn mode: CPU time spun so far
+  double padded_ = 0.0;            // wall time waited so far: computation, but not real work
 };
 
 }  // namespace flexmpi

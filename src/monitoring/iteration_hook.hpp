@@ -9,6 +9,9 @@ namespace flexmpi {
 class IterationHook {
  public:
   virtual ~IterationHook() = default;
+  /// Called when a stretch of computation of the open iteration starts: the
+  /// iteration opens, or one of its MPI calls returns.
+  virtual void computation_starts() = 0;
   /// Called when the open iteration enters an MPI call (the PMPI wrappers),
   /// with its computation time so far: the end of a stretch of computation.
   /// May wait, to pad that stretch (the emulation pads each one, so that a

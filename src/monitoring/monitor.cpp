@@ -63,6 +63,7 @@ void Monitor::begin(std::span<const std::string> events) {
   if (!run_start_) run_start_ = std::chrono::steady_clock::now();
   stopwatch_.start();
   cpu_start_ = cpu_seconds();
+  if (hook_ != nullptr) hook_->computation_starts();
   metric_.start();
 }
 

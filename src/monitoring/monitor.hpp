@@ -3,6 +3,7 @@
 // summed per sampling interval.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -39,9 +40,11 @@ class Monitor {
   /// end of a stretch of computation of the open iteration, on the thread
   /// that opened it (other threads' calls are not its computation's end).
   void before_communication() {
-    if (hook_ != nullptr && open_ && std::this_thread::get_id() == iteration_thread_) {
-      hook_->before_communication(stopwatch_.computation());
-    }
+    if (on_iteration_thread()) hook_->before_communication(stopwatch_.computation());
+  }
+  /// The application's MPI call returns: a stretch of computation starts.
+  void after_communication() {
+    if (on_iteration_thread()) hook_->computation_starts();
   }
 
   [[nodiscard]] bool iteration_open() const { return open_; }
@@ -67,6 +70,14 @@ class Monitor {
   }
 
  private:
+  // true if there is a hook and this thread opened the open iteration. With
+  // MPI_THREAD_MULTIPLE other threads call MPI while the iteration opens
+  // and closes: hence the atomics (relaxed: a call that races with begin or
+  // end is at the iteration's edge either way).
+  [[nodiscard]] bool on_iteration_thread() const {
+    return hook_ != nullptr && open_.load(std::memory_order_relaxed) &&
+           iteration_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
+  }
   // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
   void measure_network(ProcessInterval& finished);
 
@@ -75,8 +86,8 @@ class Monitor {
   IterationHook* hook_;
   int sampling_interval_;
 
-  bool open_ = false;
-  std::thread::id iteration_thread_;  // the thread that opened the iteration
+  std::atomic<bool> open_ = false;
+  std::atomic<std::thread::id> iteration_thread_;  // the thread that opened the iteration
   long long iterations_ = 0;
   std::vector<std::size_t> requested_;  // indices of begin()'s events in metric_.events()
   std::vector<long long> counts_;

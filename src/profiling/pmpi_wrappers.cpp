@@ -225,6 +225,7 @@ int profiled(MpiOp op, MPI_Comm comm, Call&& call, Count&& count) {
   const int code = call();
   const double elapsed = profile.timer().seconds(profile.timer().now() - start);
   profile.record_call(op, comm, code == MPI_SUCCESS, count, elapsed);
+  runtime->after_mpi_call();
   return code;
 }
 

@@ -49,27 +49,16 @@ inline void must(int code, const char* call) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/// A fixed amount of computation: `seconds` of this thread's CPU time,
-/// however long the core takes to give it.
-inline void compute_cpu(double seconds) {
-  volatile double x = 1.0;
-  const double until = cpu_seconds() + seconds;
-  while (cpu_seconds() < until) {
-    for (int i = 0; i < 1000; ++i) x = x * 0.999999 + 1e-6;
-  }
-}
-
 /// What a core emulated at relative `speed` takes for iterations whose work
-/// really took `work_seconds`, one entry per iteration: SpeedEmulator's
-/// target (the unit time of the recent iterations, kept in `unit_time`
-/// across calls, over the speed), or the real time where that is
-/// longer. For work flexmpi does not know (one unit per iteration).
-inline std::vector<double> emulated_seconds(UnitTimeEstimate& unit_time,
-                                            const std::vector<double>& work_seconds, double speed) {
+/// used `work_cpu_seconds` of CPU time and really took `work_seconds` (one
+/// entry per iteration): SpeedEmulator's target, the CPU time over the
+/// speed, or the real time where that is longer (a wait for a core that the
+/// emulation cannot hide).
+inline std::vector<double> emulated_seconds(const std::vector<double>& work_seconds,
+                                            double work_cpu_seconds, double speed) {
   std::vector<double> emulated;
   for (const double seconds : work_seconds) {
-    unit_time.add(seconds, 0.0);
-    emulated.push_back(std::max(seconds, unit_time.unit_seconds() / speed));
+    emulated.push_back(std::max(seconds, work_cpu_seconds / speed));
   }
   return emulated;
 }

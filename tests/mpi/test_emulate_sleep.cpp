@@ -45,7 +45,6 @@ TEST(EmulateSleep, HalfSpeedRankComputesTwiceItsWorkOnADedicatedCoreWhileAsleep)
   // work (and so its emulated time) but not rank 0's. Other jobs share the two
   // cores: take the first of several short intervals (~0.1 s each) that meets
   // the bounds. Every rank decides from rank 1's numbers, so they agree.
-  UnitTimeEstimate unit_time(UnitTimeEstimate::Reference::uncontended);
   std::ostringstream attempts;
   bool passed = false;
   for (int attempt = 0; attempt < 8 && !passed; ++attempt) {
@@ -55,13 +54,13 @@ TEST(EmulateSleep, HalfSpeedRankComputesTwiceItsWorkOnADedicatedCoreWhileAsleep)
     for (int i = 0; i < interval; ++i) {
       monitored_iteration([&] {
         const double start = wall_seconds();
-        compute_cpu(0.01);
+        burn_cpu(0.01);
         work_seconds.push_back(wall_seconds() - start);
       });
     }
     // Rank 1's real work and emulated time over the interval, and the wall
     // and CPU time the process really used.
-    const std::vector<double> emulated = emulated_seconds(unit_time, work_seconds, 0.5);
+    const std::vector<double> emulated = emulated_seconds(work_seconds, 0.01, 0.5);
     std::array<double, 4> measured = {
         median(work_seconds) * interval, std::accumulate(emulated.begin(), emulated.end(), 0.0),
         wall_seconds() - wall_start, process_cpu_seconds() - cpu_start};

@@ -3,7 +3,8 @@
 // FLEXMPI_EMULATE_MODE=sleep, FLEXMPI_SAMPLING_INTERVAL=10). Their real work
 // needs 6 x 0.25 = 1.5 cores, so the run goes on and every rank's computation
 // is close to its emulated target; an iteration whose real work alone takes
-// longer than its emulated time cannot be emulated, and is counted late.
+// longer than its emulated time (its CPU time over the speed) cannot be
+// emulated, and is counted late.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -20,16 +21,18 @@ namespace {
 constexpr double kSpeed = 0.25;
 constexpr double kWork = 0.004;  // CPU seconds of real work per iteration
 
-// One interval of iterations of kWork (`heavy_factor` times that for the
-// middle one), each ending in an MPI_Allreduce as a bulk-synchronous
-// application does. Returns the wall time of each iteration's real work.
-std::vector<double> run_interval(double heavy_factor) {
+// One interval of iterations of kWork of CPU time (the middle one also
+// waiting `middle_wait` seconds off the CPU, as for I/O), each ending in an
+// MPI_Allreduce as a bulk-synchronous application does. Returns the wall
+// time of each iteration's real work.
+std::vector<double> run_interval(double middle_wait) {
   const int interval = runtime().config().sampling_interval;
   std::vector<double> work_seconds;
   for (int i = 0; i < interval; ++i) {
     monitored_iteration([&] {
       const double start = wall_seconds();
-      compute_cpu(i == interval / 2 ? heavy_factor * kWork : kWork);
+      burn_cpu(kWork);
+      if (i == interval / 2) sleep_wait(middle_wait);
       work_seconds.push_back(wall_seconds() - start);
       double value = 1.0;
       MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
@@ -44,20 +47,18 @@ TEST(EmulateSleepCrowded, EveryRankComputesItsEmulatedTime) {
   ASSERT_TRUE(runtime().emulator().sleeps());
   ASSERT_EQ(runtime().monitor().iterations_monitored() % 10, 0);
 
-  // The emulated time of an iteration is the documented target (UnitTimeEstimate,
-  // uncontended: the least real time of the work over the last iterations,
-  // without the wait for one of the 2 cores, over the speed), or the real time
-  // where that is longer. Compared with the interval's typical computation,
+  // The emulated time of an iteration is the documented target (the CPU
+  // time of its work, without the wait for one of the 2 cores, over the
+  // speed), or the real time where that is longer. Compared with the interval's typical computation,
   // which the balancer reads: the sum would carry the odd iteration whose
   // wake-up waited for a core. Accept the first of a few intervals where every
   // rank is within [0.8, 1.5] of it.
-  UnitTimeEstimate unit_time(UnitTimeEstimate::Reference::uncontended);
   std::ostringstream attempts;
   bool passed = false;
   for (int attempt = 0; attempt < 5 && !passed; ++attempt) {
-    const std::vector<double> work_seconds = run_interval(1.0);
+    const std::vector<double> work_seconds = run_interval(0.0);
     const ProcessInterval& mine = runtime().last_interval()->processes[world_rank()];
-    const double expected = median(emulated_seconds(unit_time, work_seconds, kSpeed)) *
+    const double expected = median(emulated_seconds(work_seconds, kWork, kSpeed)) *
                             static_cast<double>(mine.iterations);
     std::array<double, 3> local = {mine.typical_computation / expected,
                                    median(work_seconds) / kWork,
@@ -82,10 +83,9 @@ TEST(EmulateSleepCrowded, EveryRankComputesItsEmulatedTime) {
 }
 
 TEST(EmulateSleepCrowded, AnIterationLongerThanItsEmulatedTimeIsLate) {
-  // The middle iteration does 40 times the work: at speed 0.25 its emulated
-  // time is 4 typical iterations, less than its real work alone as long as
-  // the 2 cores stretch the typical one less than 10 times.
-  run_interval(40.0);
+  // The middle iteration also waits 40 times its CPU time off the CPU: its
+  // real computation is 10 times its emulated time (CPU time / 0.25).
+  run_interval(40.0 * kWork);
   const IntervalReport& report = *runtime().last_interval();
   std::ostringstream late;
   for (const ProcessInterval& p : report.processes) {

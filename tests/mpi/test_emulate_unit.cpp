@@ -36,7 +36,7 @@ TEST(EmulateUnit, EveryRankEmulatesTheGivenUnitTimeOverItsSpeed) {
   for (int attempt = 0; attempt < 5 && !passed; ++attempt) {
     for (int i = 0; i < interval; ++i) {
       monitored_iteration([&] {
-        compute_cpu(kWork[rank]);
+        burn_cpu(kWork[rank]);
         double value = 1.0;
         MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
       });

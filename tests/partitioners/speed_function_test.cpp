@@ -117,8 +117,8 @@ TEST(SpeedEmulatorFunctions, UseTheWorkUnitsOfThePartition) {
   // The delay of an iteration follows the partition: none up to the cliff,
   // (1000 + 5 * 500) / 1500 - 1 of the computation for 1500 rows.
   const double unit = 0.1 / 1000;
-  EXPECT_DOUBLE_EQ(emulation_delay(0.1, unit, cliff.function().emulated_units(1000)), 0.0);
-  EXPECT_NEAR(emulation_delay(0.15, unit, cliff.function().emulated_units(1500)),
+  EXPECT_DOUBLE_EQ(emulation_delay(0.1, unit * cliff.function().emulated_units(1000)), 0.0);
+  EXPECT_NEAR(emulation_delay(0.15, unit * cliff.function().emulated_units(1500)),
               0.15 * (3500.0 / 1500 - 1), 1e-12);
 }
 

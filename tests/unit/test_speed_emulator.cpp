@@ -54,25 +54,25 @@ TEST(SpeedList, RejectsBadItemsNamingThem) {
 
 TEST(EmulationDelay, PadsTheComputationUpToTheEmulatedTime) {
   // 1 ms per unit at full speed, 100 units at speed 0.5 = 200 emulated units.
-  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3, 200.0), 0.1);
-  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3, 400.0), 0.3);
+  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3 * 200.0), 0.1);
+  EXPECT_DOUBLE_EQ(emulation_delay(0.1, 1e-3 * 400.0), 0.3);
   // A disturbed iteration (0.15 s instead of 0.1) waits less: the total stays 0.2 s.
-  EXPECT_DOUBLE_EQ(emulation_delay(0.15, 1e-3, 200.0), 0.05);
+  EXPECT_DOUBLE_EQ(emulation_delay(0.15, 1e-3 * 200.0), 0.05);
 }
 
 TEST(EmulationDelay, IsNeverNegative) {
-  EXPECT_EQ(emulation_delay(0.1, 1e-3, 100.0), 0.0);  // full speed
-  EXPECT_EQ(emulation_delay(0.5, 1e-3, 200.0), 0.0);  // already slower than emulated
-  EXPECT_EQ(emulation_delay(0.0, 0.0, 200.0), 0.0);
-  EXPECT_DOUBLE_EQ(emulation_delay(-0.1, 1e-3, 200.0), 0.2);  // clock noise counts as 0
+  EXPECT_EQ(emulation_delay(0.1, 1e-3 * 100.0), 0.0);  // full speed
+  EXPECT_EQ(emulation_delay(0.5, 1e-3 * 200.0), 0.0);  // already slower than emulated
+  EXPECT_EQ(emulation_delay(0.0, 0.0 * 200.0), 0.0);
+  EXPECT_DOUBLE_EQ(emulation_delay(-0.1, 1e-3 * 200.0), 0.2);  // clock noise counts as 0
 }
 
 TEST(EmulationLate, OnlyWhenTheRealComputationAloneExceedsTheEmulatedTime) {
   // 1 ms per unit, 200 emulated units: the emulated iteration takes 0.2 s.
-  EXPECT_FALSE(emulation_late(0.1, 1e-3, 200.0));
-  EXPECT_FALSE(emulation_late(0.2, 1e-3, 200.0));  // just in time: nothing to wait
-  EXPECT_TRUE(emulation_late(0.25, 1e-3, 200.0));
-  EXPECT_EQ(emulation_delay(0.25, 1e-3, 200.0), 0.0);  // late: no wait either
+  EXPECT_FALSE(emulation_late(0.1, 1e-3 * 200.0));
+  EXPECT_FALSE(emulation_late(0.2, 1e-3 * 200.0));  // just in time: nothing to wait
+  EXPECT_TRUE(emulation_late(0.25, 1e-3 * 200.0));
+  EXPECT_EQ(emulation_delay(0.25, 1e-3 * 200.0), 0.0);  // late: no wait either
 }
 
 TEST(EmulationMode, ParsesBurnAndSleepOnly) {
@@ -128,109 +128,81 @@ TEST(SpeedEmulator, OnlyAnActiveEmulationInSleepModeSleeps) {
   EXPECT_FALSE(SpeedEmulator::for_rank(speeds, 5, nullptr, EmulationMode::sleep).sleeps());
 }
 
-// Both modes pad to the same target and flag the same late iterations: only
-// the way of waiting differs. At speed 0.5 the target is twice the median.
-TEST(SpeedEmulator, BothModesPadToTheSameTargetAndFlagLateIterations) {
-  for (const EmulationMode mode : {EmulationMode::burn, EmulationMode::sleep}) {
-    SCOPED_TRACE(mode == EmulationMode::sleep ? "sleep" : "burn");
-    SpeedEmulator half(0.5, mode);
-    for (int i = 0; i < 3; ++i) {
-      const double start = wall_seconds();
-      EXPECT_FALSE(half.slow_down(0.01));
-      EXPECT_GE(wall_seconds() - start, 0.01);  // padded to 2 x 0.01 s
-    }
-    // Median 0.01 s, target 0.02 s: an iteration that computed 0.03 s is late
-    // and waits nothing; one of 0.015 s is on time again.
+// One stretch of real computation of `cpu_seconds` CPU time, as the
+// emulator sees it: it starts, the process computes, and (unless the
+// iteration ends) it enters MPI.
+void compute(SpeedEmulator& emulator, double cpu_seconds) {
+  emulator.computation_starts();
+  burn_cpu(cpu_seconds);
+}
+
+TEST(SpeedEmulator, BurnModeSpinsEachStretchsCpuTimeOverSpeed) {
+  // Speed 0.5: a stretch of 4 ms of CPU time is followed by 4 ms more in
+  // the MPI call that ends it, a stretch of 6 ms by 6 ms at the iteration's end.
+  SpeedEmulator half(0.5);
+  compute(half, 0.004);
+  double cpu_start = cpu_seconds();
+  half.before_communication(0.0);  // burn mode does not look at the wall time
+  const double first = cpu_seconds() - cpu_start;
+  EXPECT_GE(first, 0.004);
+  EXPECT_LT(first, 0.008);
+  half.before_communication(0.0);  // a nested MPI call: no stretch ended
+  compute(half, 0.006);
+  cpu_start = cpu_seconds();
+  EXPECT_FALSE(half.slow_down(0.0));  // burn mode is never late
+  const double second = cpu_seconds() - cpu_start;
+  EXPECT_GE(second, 0.006 - (first - 0.004));  // the first spin's overshoot is a credit
+  EXPECT_LT(second, 0.010);
+}
+
+TEST(SpeedEmulator, TheWorkUnitsDoNotChangeTheEmulatedTime) {
+  // The same real work, reported as 10 or as 10,000 units (two workload
+  // models): the same wait (issue 35).
+  for (const double units : {10.0, 10'000.0}) {
+    SCOPED_TRACE(units);
+    SpeedEmulator half(SpeedFunction(0.5), [units] { return units; }, EmulationMode::sleep);
     const double start = wall_seconds();
-    EXPECT_TRUE(half.slow_down(0.03));
-    EXPECT_LT(wall_seconds() - start, 0.02);  // t (1/s - 1) would wait 0.03 s
-    EXPECT_FALSE(half.slow_down(0.015));
+    compute(half, 0.005);
+    const double work = wall_seconds() - start;
+    EXPECT_FALSE(half.slow_down(work));
+    const double emulated = wall_seconds() - start;
+    EXPECT_GE(emulated, 0.010);
+    // Unless other jobs made the work itself take longer than 10 ms.
+    if (work < 0.008) EXPECT_LT(emulated, 0.018);
   }
 }
 
-TEST(SpeedEmulator, SleepModeLeavesTheCpu) {
+TEST(SpeedEmulator, SleepModePadsTheComputationToItsCpuTimeOverSpeed) {
   SpeedEmulator half(0.5, EmulationMode::sleep);
-  const double cpu_start = cpu_seconds();
   const double wall_start = wall_seconds();
-  half.slow_down(0.05);
+  compute(half, 0.01);
+  const double cpu_start = cpu_seconds();
+  EXPECT_FALSE(half.slow_down(wall_seconds() - wall_start));
   const double wall = wall_seconds() - wall_start;
-  EXPECT_GE(wall, 0.05);
-  EXPECT_LT(cpu_seconds() - cpu_start, 0.2 * wall);
+  EXPECT_GE(wall, 0.02);
+  EXPECT_LT(wall, 0.03);
+  EXPECT_LT(cpu_seconds() - cpu_start, 0.005) << "sleep mode should sleep, not spin";
 }
 
-TEST(UnitTimeEstimate, IsTheMedianPerUnitTimeOfTheRecentIterations) {
-  UnitTimeEstimate estimate;
-  EXPECT_EQ(estimate.unit_seconds(), 0.0);
-  estimate.add(0.10, 100.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1e-3);
-  estimate.add(0.30, 100.0);  // a disturbed iteration
-  estimate.add(0.11, 100.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.1e-3);  // the outlier does not move the median
-  estimate.add(0.12, 100.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.1e-3);  // even count: the lower of the middle pair
-}
-
-TEST(UnitTimeEstimate, StartsAfreshWhenTheWorkChanges) {
-  UnitTimeEstimate estimate;
-  for (int i = 0; i < 5; ++i) estimate.add(0.1, 100.0);
-  estimate.add(0.1 * 2.0, 150.0);  // 1.33 ms per unit on the new block
-  EXPECT_NEAR(estimate.unit_seconds(), 0.2 / 150.0, 1e-15);
-  estimate.add(0.2, 150.5);  // within 1 %: the same block
-  EXPECT_NEAR(estimate.unit_seconds(), 0.2 / 150.5, 1e-15);
-}
-
-TEST(UnitTimeEstimate, KeepsOnlyTheLastWindowOfIterations) {
-  UnitTimeEstimate estimate;
-  for (std::size_t i = 0; i < UnitTimeEstimate::kWindow; ++i) estimate.add(1.0, 1.0);
-  for (std::size_t i = 0; i < UnitTimeEstimate::kWindow / 2 + 1; ++i) estimate.add(2.0, 1.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
-}
-
-TEST(UnitTimeEstimate, UnknownWorkIsOneUnitPerIteration) {
-  UnitTimeEstimate estimate;
-  estimate.add(0.25, 0.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 0.25);
-}
-
-TEST(UnitTimeEstimate, UncontendedIsTheLeastPerUnitTimeWhateverTheWork) {
-  UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
-  EXPECT_EQ(estimate.unit_seconds(), 0.0);
-  estimate.add(0.30, 100.0);  // waited for a core
-  estimate.add(0.20, 100.0);
-  estimate.add(0.25, 100.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);  // the median would be 2.5 ms
-  estimate.add(0.45, 150.0);  // a new block, its first iteration waiting: the core is the same
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);
-}
-
-TEST(UnitTimeEstimate, UncontendedIgnoresASlowSpellAndAFastOutlier) {
-  UnitTimeEstimate estimate(UnitTimeEstimate::Reference::uncontended);
-  for (int i = 0; i < 100; ++i) estimate.add(1.0, 1.0);
-  for (int i = 0; i < 400; ++i) estimate.add(2.0, 1.0);  // the VM slower for a long while
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);        // the emulated PE is not
-  estimate.add(0.1, 1.0);                                // work reported larger than was done, once
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 1.0);
-  // A whole window slower: the PE follows.
-  for (std::size_t i = 0; i < UnitTimeEstimate::kUncontendedWindow; ++i) estimate.add(2.0, 1.0);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2.0);
-}
-
-TEST(UnitTimeEstimate, GivenKeepsItsTimeWhateverTheIterationsMeasure) {
-  UnitTimeEstimate estimate = UnitTimeEstimate::given(2e-3);
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);  // before any iteration, too
-  estimate.add(0.5, 100.0);                         // a contended iteration: 5 ms per unit
-  estimate.add(0.1, 100.0);                         // a fast one: 1 ms per unit
-  EXPECT_DOUBLE_EQ(estimate.unit_seconds(), 2e-3);
-  for (const double bad : {0.0, -1e-3, std::numeric_limits<double>::quiet_NaN(),
-                           std::numeric_limits<double>::infinity()}) {
-    EXPECT_THROW((void)UnitTimeEstimate::given(bad), Error);
-  }
+TEST(SpeedEmulator, SleepModeAbsorbsTheWaitForACore) {
+  // 5 ms of CPU time that took 8 ms (the process waited for a core): padded
+  // to 10 ms, not by 8 ms; 2 ms that took 10 ms: late, no wait.
+  SpeedEmulator half(0.5, EmulationMode::sleep);
+  compute(half, 0.005);
+  double start = wall_seconds();
+  EXPECT_FALSE(half.slow_down(0.008));
+  double waited = wall_seconds() - start;
+  EXPECT_GE(waited, 0.002);
+  EXPECT_LT(waited, 0.006);
+  compute(half, 0.002);
+  start = wall_seconds();
+  EXPECT_TRUE(half.slow_down(0.010));
+  EXPECT_LT(wall_seconds() - start, 0.001);
 }
 
 TEST(SpeedEmulator, AFixedUnitTimePadsToWorkTimesUnitOverSpeed) {
   // Speed 0.5, 100 units of 0.1 ms: 20 ms emulated whatever the iteration
-  // computed. A first, contended iteration of 19 ms waits 1 ms more (measured,
-  // its own time would have made the target 38 ms: 19 ms more).
+  // computed. An iteration of 19 ms waits 1 ms more.
   SpeedEmulator sleeping(0.5, EmulationMode::sleep);
   sleeping.fix_unit_seconds(1e-4);
   double start = wall_seconds();
@@ -241,57 +213,44 @@ TEST(SpeedEmulator, AFixedUnitTimePadsToWorkTimesUnitOverSpeed) {
   start = wall_seconds();
   EXPECT_TRUE(sleeping.slow_down(0.025, 100.0));  // beyond the 20 ms: late, no wait
   EXPECT_LT(wall_seconds() - start, 0.005);
+  for (const double bad : {0.0, -1e-3, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    EXPECT_THROW(sleeping.fix_unit_seconds(bad), Error);
+  }
 }
 
-TEST(SpeedEmulator, SleepModeTargetsTheUncontendedTime) {
-  // Speed 0.5, one unit per iteration: a contended iteration (3 ms of work)
-  // after an uncontended one (1 ms) is padded to 2 ms, not to the median's 6 ms.
-  SpeedEmulator sleeping(0.5, EmulationMode::sleep);
-  sleeping.slow_down(0.001, 1.0);
+TEST(SpeedEmulator, AFixedUnitTimeStillPadsEachStretchWhereItComputes) {
+  // A 20 ms target: a stretch of 4 ms of CPU time is padded to 8 ms when it
+  // enters MPI, and the iteration's end pads the rest of the 20 ms.
+  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; }, EmulationMode::sleep);
+  half.fix_unit_seconds(1e-4);
   const double start = wall_seconds();
-  EXPECT_TRUE(sleeping.slow_down(0.003, 1.0));  // longer than its emulated time: late
+  compute(half, 0.004);
+  half.before_communication(wall_seconds() - start);
+  const double first = wall_seconds() - start;
+  EXPECT_GE(first, 0.008);
+  EXPECT_LT(first, 0.014);
+  EXPECT_FALSE(half.slow_down(wall_seconds() - start));
+  const double whole = wall_seconds() - start;
+  EXPECT_GE(whole, 0.020);
+  EXPECT_LT(whole, 0.028);
+}
+
+TEST(SpeedEmulator, AStretchIsNotPaddedByTheTimeItWaited) {
+  // A stretch of 2 ms of CPU time that took 15 ms of wall time (preempted)
+  // pads nothing before its MPI call: its emulated time, 4 ms, is behind it.
+  SpeedEmulator half(0.5, EmulationMode::sleep);
+  compute(half, 0.002);
+  const double start = wall_seconds();
+  half.before_communication(0.015);
   EXPECT_LT(wall_seconds() - start, 0.001);
 }
 
-TEST(SpeedEmulator, EachStretchOfComputationIsPaddedByItsOwnSlowdown) {
-  // Speed 0.5, 100 units of 0.1 ms: a 20 ms target per iteration. The
-  // iteration computes 4 ms, enters MPI (4 ms of padding), computes 6 ms
-  // more and enters MPI again (6 ms), then ends: nothing is left to pad.
-  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; });
-  half.fix_unit_seconds(1e-4);
-  double start = wall_seconds();
-  half.before_communication(0.004);
-  const double first = wall_seconds() - start;
-  EXPECT_GE(first, 0.004);
-  EXPECT_LT(first, 0.010);
-  start = wall_seconds();
-  half.before_communication(0.004 + first + 0.006);
-  const double second = wall_seconds() - start;
-  EXPECT_GE(second, 0.005);  // the first pad's late wake-up is a credit
-  EXPECT_LT(second, 0.012);
-  start = wall_seconds();
-  EXPECT_FALSE(half.slow_down(0.004 + first + 0.006 + second, 100.0));  // 10 ms of real work
-  EXPECT_LT(wall_seconds() - start, 0.003);
-}
-
-TEST(SpeedEmulator, AStretchIsNeverPaddedPastTheIterationsTarget) {
-  // A stretch disturbed to 15 ms of a 20 ms target pads 5 ms, not 15: the
-  // disturbance is not multiplied by 1/s (issue 11).
-  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; });
-  half.fix_unit_seconds(1e-4);
-  const double start = wall_seconds();
-  half.before_communication(0.015);
-  const double waited = wall_seconds() - start;
-  EXPECT_GE(waited, 0.005);
-  EXPECT_LT(waited, 0.012);
-  // The real work, 15 ms, is within the target: not late; the end pads nothing more.
-  EXPECT_FALSE(half.slow_down(0.015 + waited, 100.0));
-}
-
-TEST(SpeedEmulator, NoPaddingBeforeTheFirstIterationGivesATarget) {
+TEST(SpeedEmulator, AnMpiCallOutsideAStretchPadsNothing) {
   SpeedEmulator half(0.5);
   const double start = wall_seconds();
-  half.before_communication(0.05);  // no unit time yet: the end of the iteration pads
+  half.before_communication(0.05);  // no stretch started: not the iteration's computation
+  EXPECT_FALSE(half.slow_down(0.05));
   EXPECT_LT(wall_seconds() - start, 0.02);
 }
 
@@ -327,13 +286,14 @@ TEST(SpeedEmulator, FullSpeedDoesNotWait) {
   EXPECT_LT(wall_seconds() - start, 1.0);
 }
 
-TEST(SpeedEmulator, HalfSpeedWaitsAsLongAsTheComputation) {
-  const double start = wall_seconds();
-  SpeedEmulator half(0.5);
-  half.slow_down(0.03);
-  const double waited = wall_seconds() - start;
-  EXPECT_GE(waited, 0.03);
-  EXPECT_LT(waited, 2.0);  // generous: only catches a wrong formula, not a slow machine
+TEST(BurnCpu, UsesAtLeastTheCpuTimeAsked) {
+  const double start = cpu_seconds();
+  const double burned = burn_cpu(0.02);
+  EXPECT_GE(burned, 0.02);
+  EXPECT_GE(cpu_seconds() - start, 0.02);
+  EXPECT_LT(burned, 0.5);  // generous: only catches a wrong unit
+  EXPECT_EQ(burn_cpu(0.0), 0.0);
+  EXPECT_EQ(burn_cpu(-1.0), 0.0);
 }
 
 // CPU share (CPU time / wall time) a plain computation gets right now.
