@@ -49,11 +49,17 @@ double exploitable_idle_per_process(std::span<const double> utilizations,
   return std::max(0.0, std::min(k - sum(utilizations), sum(cpu_idle))) / k;
 }
 
+double process_availability(std::span<const double> utilizations,
+                            std::span<const double> cpu_idle) {
+  if (utilizations.empty()) return 0.0;
+  const double mean_utilization = sum(utilizations) / static_cast<double>(utilizations.size());
+  return mean_utilization + exploitable_idle_per_process(utilizations, cpu_idle);
+}
+
 double process_processing_power(double mflops, std::span<const double> utilizations,
                                 std::span<const double> cpu_idle) {
   if (utilizations.empty()) return 0.0;
-  const double mean_utilization = sum(utilizations) / static_cast<double>(utilizations.size());
-  return mflops * (mean_utilization + exploitable_idle_per_process(utilizations, cpu_idle));
+  return mflops * process_availability(utilizations, cpu_idle);
 }
 
 double node_processing_power(double mflops, std::span<const double> utilizations,

@@ -21,6 +21,10 @@ namespace flexmpi::machine {
 double exploitable_idle_per_process(std::span<const double> utilizations,
                                     std::span<const double> cpu_idle);
 
+/// ū_n + ī_n: the share of a CPU every process of node n can use (0 without
+/// a process), the factor of the rating in process_processing_power.
+double process_availability(std::span<const double> utilizations, std::span<const double> cpu_idle);
+
 /// p_{n,j} = b_n (ū_n + ī_n), equal for every process j of node n (the thesis
 /// assumes the scheduler shares the CPUs evenly); b_n is the MFLOPS rating.
 double process_processing_power(double mflops, std::span<const double> utilizations,

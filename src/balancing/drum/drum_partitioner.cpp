@@ -40,9 +40,11 @@ std::vector<double> drum_processing_powers(const PartitionInput& input,
         first < input.node_idle_cpus.size() ? input.node_idle_cpus[first] : 0.0;
     // p_{n,j} = b (ū_n + ī_n): the same availability for every process of
     // the node (3.1.2.1); Σ_t i_t is one number here, the node's idle CPUs.
+    // Computed once per node: per process it was O(k^2) on a node of k.
+    const double availability = machine::process_availability(utilizations, {&idle_cpus, 1});
     for (const std::size_t p : processes) {
       const double rating = p < ratings.size() ? ratings[p] : 0.0;
-      powers[p] = machine::process_processing_power(rating, utilizations, {&idle_cpus, 1});
+      powers[p] = rating * availability;
     }
   }
   return powers;
