@@ -168,7 +168,9 @@ TEST(SpeedEmulator, TheWorkUnitsDoNotChangeTheEmulatedTime) {
     const double emulated = wall_seconds() - start;
     EXPECT_GE(emulated, 0.010);
     // Unless other jobs made the work itself take longer than 10 ms.
-    if (work < 0.008) EXPECT_LT(emulated, 0.018);
+    if (work < 0.008) {
+      EXPECT_LT(emulated, 0.018);
+    }
   }
 }
 
