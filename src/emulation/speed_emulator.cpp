@@ -206,13 +206,10 @@ void sleep_wait(double seconds) {
   }
 }
 
-SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode)
-    : function_(speed), mode_(mode) {}
+SpeedEmulator::SpeedEmulator(double speed, EmulationMode mode) : function_(speed), mode_(mode) {}
 
 SpeedEmulator::SpeedEmulator(SpeedFunction function, WorkSource work, EmulationMode mode)
-    : function_(std::move(function)),
-      work_(std::move(work)),
-      mode_(mode) {}
+    : function_(std::move(function)), work_(std::move(work)), mode_(mode) {}
 
 SpeedEmulator SpeedEmulator::for_rank(const std::vector<double>& speeds, int rank) {
   if (rank >= 0 && static_cast<std::size_t>(rank) < speeds.size())
@@ -314,8 +311,7 @@ bool SpeedEmulator::pad(double computation_seconds, double work_units, bool iter
   // time / s before the iteration ends, so that each stretch is slow where
   // it computes.
   const double measured = work_cpu_ * slowdown(work_units);
-  const double target =
-      unit_seconds_ > 0.0 ? unit_seconds_ * emulated(work_units) : measured;
+  const double target = unit_seconds_ > 0.0 ? unit_seconds_ * emulated(work_units) : measured;
   const double delay =
       emulation_delay(computation_seconds, iteration_ends ? target : std::min(target, measured));
   const double real = computation_seconds - padded_;

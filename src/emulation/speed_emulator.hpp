@@ -225,11 +225,11 @@ class SpeedEmulator : public IterationHook {
   EmulationMode mode_;
   double unit_seconds_ = 0.0;  // FLEXMPI_EMULATE_UNIT_SECONDS; 0: measured CPU time
   // The open iteration (reset at its end).
-  bool in_stretch_ = false;        // between computation_starts and the next MPI call
+  bool in_stretch_ = false;         // between computation_starts and the next MPI call
   double stretch_cpu_start_ = 0.0;  // the thread's CPU time when the stretch started
-  double work_cpu_ = 0.0;          // CPU time of its real work so far
-  double burned_cpu_ = 0.0;        // burn mode: CPU time spun so far
-  double padded_ = 0.0;            // wall time waited so far: computation, but not real work
+  double work_cpu_ = 0.0;           // CPU time of its real work so far
+  double burned_cpu_ = 0.0;         // burn mode: CPU time spun so far
+  double padded_ = 0.0;             // wall time waited so far: computation, but not real work
 };
 
 }  // namespace flexmpi

@@ -49,10 +49,10 @@ TEST(EmulateSleepCrowded, EveryRankComputesItsEmulatedTime) {
 
   // The emulated time of an iteration is the documented target (the CPU
   // time of its work, without the wait for one of the 2 cores, over the
-  // speed), or the real time where that is longer. Compared with the interval's typical computation,
-  // which the balancer reads: the sum would carry the odd iteration whose
-  // wake-up waited for a core. Accept the first of a few intervals where every
-  // rank is within [0.8, 1.5] of it.
+  // speed), or the real time where that is longer. Compared with the interval's typical
+  // computation, which the balancer reads: the sum would carry the odd iteration whose wake-up
+  // waited for a core. Accept the first of a few intervals where every rank is within [0.8, 1.5] of
+  // it.
   std::ostringstream attempts;
   bool passed = false;
   for (int attempt = 0; attempt < 5 && !passed; ++attempt) {

@@ -64,8 +64,8 @@ TEST(EmulateSpeed, HalfSpeedRankComputesTwiceAsLongOnTheCpu) {
     attempts << "  interval " << report->index << ": computation " << full.computation() << " s vs "
              << half.computation() << " s (ratio " << ratio << "); rank 1 CPU " << half.cpu
              << " s for work of " << computed[1] << " s (ratio " << cpu_ratio << "), CPU/wall "
-             << cpu_share
-             << ", busy wait " << wait_share << " vs computation " << compute_share << "\n";
+             << cpu_share << ", busy wait " << wait_share << " vs computation " << compute_share
+             << "\n";
     // On a crowded core the scheduler gives a long-running spin less than the
     // computation before it got; a sleep would get almost nothing.
     const bool busy = cpu_share >= 0.85 || wait_share >= 0.5 * compute_share;

@@ -160,7 +160,8 @@ TEST(SpeedEmulator, TheWorkUnitsDoNotChangeTheEmulatedTime) {
   // models): the same wait (issue 35).
   for (const double units : {10.0, 10'000.0}) {
     SCOPED_TRACE(units);
-    SpeedEmulator half(SpeedFunction(0.5), [units] { return units; }, EmulationMode::sleep);
+    SpeedEmulator half(
+        SpeedFunction(0.5), [units] { return units; }, EmulationMode::sleep);
     const double start = wall_seconds();
     compute(half, 0.005);
     const double work = wall_seconds() - start;
@@ -224,7 +225,8 @@ TEST(SpeedEmulator, AFixedUnitTimePadsToWorkTimesUnitOverSpeed) {
 TEST(SpeedEmulator, AFixedUnitTimeStillPadsEachStretchWhereItComputes) {
   // A 20 ms target: a stretch of 4 ms of CPU time is padded to 8 ms when it
   // enters MPI, and the iteration's end pads the rest of the 20 ms.
-  SpeedEmulator half(SpeedFunction(0.5), [] { return 100.0; }, EmulationMode::sleep);
+  SpeedEmulator half(
+      SpeedFunction(0.5), [] { return 100.0; }, EmulationMode::sleep);
   half.fix_unit_seconds(1e-4);
   const double start = wall_seconds();
   compute(half, 0.004);
