@@ -1,6 +1,7 @@
 #include "monitoring/monitor.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -62,7 +63,8 @@ void Monitor::begin(std::span<const std::string> events) {
   // loaded process would look as fast and as dedicated as the others.
   if (!run_start_) run_start_ = std::chrono::steady_clock::now();
   stopwatch_.start();
-  cpu_start_ = cpu_seconds();
+  reads_cpu_ = iterations_ % cpu_stride_ == 0;
+  if (reads_cpu_) cpu_start_ = cpu_seconds();
   if (hook_ != nullptr) hook_->computation_starts();
   metric_.start();
 }
@@ -76,8 +78,20 @@ IterationSample Monitor::end(std::span<long long> counts) {
     sample.emulation_late = hook_->after_computation(stopwatch_.computation());
   }
   metric_.stop(counts_);
-  sample.cpu = cpu_seconds() - cpu_start_;
-  sample.wall = stopwatch_.wall();  // after the CPU read: see begin()
+  if (reads_cpu_) {
+    sample.cpu = cpu_seconds() - cpu_start_;
+    sample.wall = stopwatch_.wall();  // after the CPU read: see begin()
+    sampled_cpu_ += sample.cpu;
+    sampled_wall_ += sample.wall;
+  } else {
+    sample.wall = stopwatch_.wall();
+    sample.cpu = sample.wall * cpu_share();
+  }
+  // The next reads: as often as the budget allows on iterations this long.
+  const double budget = kCpuClockBudget * sample.wall;
+  cpu_stride_ = budget * static_cast<double>(kMaxCpuStride) <= kCpuReadSeconds
+                    ? kMaxCpuStride
+                    : std::max(1LL, static_cast<long long>(std::ceil(kCpuReadSeconds / budget)));
   // The emulated core is a dedicated one. In burn mode the process shows it
   // by itself (it spins through its wait, and Open MPI polls through MPI
   // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
@@ -100,7 +114,13 @@ IterationSample Monitor::end(std::span<long long> counts) {
   return sample;
 }
 
+double Monitor::cpu_share() const {
+  return sampled_wall_ > 0.0 ? std::min(1.0, sampled_cpu_ / sampled_wall_) : last_cpu_share_;
+}
+
 ProcessInterval Monitor::take_interval() {
+  last_cpu_share_ = cpu_share();
+  sampled_cpu_ = sampled_wall_ = 0.0;
   const std::vector<OpRecord> now = profile_.records();
   last_interval_operations_ = profile_difference(now, interval_start_operations_);
   interval_start_operations_ = now;

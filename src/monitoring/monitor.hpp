@@ -93,6 +93,20 @@ class Monitor {
   std::vector<long long> counts_;
   ComputationStopwatch stopwatch_;
   double cpu_start_ = 0.0;
+  // The thread CPU clock is a system call (~0.5 us a read on these VMs, four
+  // times the rest of an iteration's bookkeeping): it is read on one
+  // iteration of every cpu_stride_, chosen so that reading it costs at most
+  // kCpuClockBudget of the iteration; the others get their wall time x the
+  // CPU share the read ones measured (a ratio estimate of the interval's CPU).
+  static constexpr double kCpuReadSeconds = 1.1e-6;  // two reads, measured
+  static constexpr double kCpuClockBudget = 0.01;
+  static constexpr long long kMaxCpuStride = 64;
+  [[nodiscard]] double cpu_share() const;
+  long long cpu_stride_ = 1;
+  bool reads_cpu_ = true;     // the open iteration reads the CPU clock
+  double sampled_cpu_ = 0.0;  // of the interval's iterations that read it
+  double sampled_wall_ = 0.0;
+  double last_cpu_share_ = 1.0;  // of the last interval with a read
   // The first monitored iteration's start (ProcessInterval::run_seconds).
   std::optional<std::chrono::steady_clock::time_point> run_start_;
 
