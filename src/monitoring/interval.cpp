@@ -21,6 +21,16 @@ double typical_computation(const std::vector<double>& iteration_computation) {
   return median(iteration_computation) * static_cast<double>(iteration_computation.size());
 }
 
+double stall_free_computation(const std::vector<double>& computation,
+                              const std::vector<double>& wall) {
+  if (computation.empty() || computation.size() != wall.size()) return 0.0;
+  const double stall = kStallIterations * median(wall);
+  const double typical = median(computation);
+  double sum = 0.0;
+  for (const double seconds : computation) sum += seconds > stall ? typical : seconds;
+  return sum;
+}
+
 double ProcessInterval::shared_fraction() const {
   if (wall <= 0.0) return 0.0;
   return std::clamp((wall - cpu) / wall, 0.0, 1.0);
@@ -28,7 +38,7 @@ double ProcessInterval::shared_fraction() const {
 
 double ProcessInterval::effective_computation(double dedicated_threshold) const {
   if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return robust_computation();
-  return computation();
+  return stall_free_computation > 0.0 ? stall_free_computation : computation();
 }
 
 double ProcessInterval::speed(double dedicated_threshold) const {
@@ -56,6 +66,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[16] = run_seconds;
   out[17] = node_communication_power;
   out[18] = node_caf;
+  out[19] = stall_free_computation;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -79,6 +90,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.run_seconds = in[16];
   p.node_communication_power = in[17];
   p.node_caf = in[18];
+  p.stall_free_computation = in[19];
   return p;
 }
 

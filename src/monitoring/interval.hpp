@@ -29,6 +29,28 @@ struct IterationSample {
 /// times: their median times their number (ProcessInterval::typical_computation).
 double typical_computation(const std::vector<double>& iteration_computation);
 
+/// How many times the median iteration's wall time an iteration's computation
+/// must exceed to be a stall (stall_free_computation).
+inline constexpr double kStallIterations = 4.0;
+
+/**
+ * The computation of an interval without the stalls every process waited for
+ * (docs/architecture.md, "Balancing on shared cores", point 5). On a core
+ * time-sliced with another program the scheduler takes the core away for a
+ * slice of milliseconds. Where iterations are much shorter than a slice (CG:
+ * 0.1 ms), an iteration caught by it computes for the whole slice while the
+ * other processes finish their work and wait: the pause costs the run the
+ * same whatever the blocks, and between pauses the process computes at its
+ * full speed. Summed, those pauses made a process twice as fast as its
+ * neighbour look slower, and the balancer moved rows the wrong way. An
+ * iteration whose computation exceeds kStallIterations times the median
+ * iteration's wall time counts as the median iteration's computation; where
+ * slices are shorter than iterations (Jacobi at 2000 rows) no iteration is
+ * that long and this is the sum. `computation` and `wall` are per iteration.
+ */
+double stall_free_computation(const std::vector<double>& computation,
+                              const std::vector<double>& wall);
+
 /// One process over one sampling interval: sums of its iteration samples
 /// plus its communication totals. Exchanged among all processes.
 struct ProcessInterval {
@@ -48,6 +70,9 @@ struct ProcessInterval {
   /// (the first touches of a block just received, a cold cache, a one-off
   /// preemption), which a sum would read as a slower processor. 0: unknown.
   double typical_computation = 0.0;
+  /// The interval's computation with its stalls replaced by the median
+  /// iteration's computation (stall_free_computation below). 0: unknown.
+  double stall_free_computation = 0.0;
   /// Wall time this process spent redistributing data since the previous
   /// interval (0: none): the measured cost the prediction model learns from.
   double redistribution_seconds = 0.0;
@@ -92,11 +117,13 @@ struct ProcessInterval {
   /// the share of its PE it gets while computing (issue 35).
   /// - Dedicated PE: robust_computation(), the median iteration, so that a
   ///   few iterations slowed by the OS do not count as a slower PE.
-  /// - Shared PE (shared_fraction() > dedicated_threshold): computation(),
-  ///   the sum. Its wall time outside MPI already ran at the share the
-  ///   process got while computing; under a duty-cycled outside load the
-  ///   slow iterations are that share, not noise, so the median would be
-  ///   biased. The share over the whole interval (cpu/wall) is not used:
+  /// - Shared PE (shared_fraction() > dedicated_threshold): the sum of the
+  ///   computation without its stalls (stall_free_computation, where known).
+  ///   Its wall time outside MPI already ran at the share the process got
+  ///   while computing; under a duty-cycled outside load the slow iterations
+  ///   are that share, not noise, so the median would be biased. A stall
+  ///   longer than a whole iteration is not that share: see
+  ///   stall_free_computation(). The share over the whole interval (cpu/wall) is not used:
   ///   it counts the wait in MPI, which spins or sleeps whatever the load,
   ///   and scaling by it made every rank's time its wall time when the CPU
   ///   time fell below the computation time (both ranks loaded: no
@@ -108,7 +135,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 19;
+  static constexpr int kFieldCount = 20;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };

@@ -107,6 +107,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   ++iterations_;
   current_.add(sample);
   iteration_computation_.push_back(sample.computation());
+  iteration_wall_.push_back(sample.wall);
   totals_.add(sample);
   for (std::size_t i = 0; i < requested_.size() && i < counts.size(); ++i) {
     counts[i] = counts_[requested_[i]];
@@ -130,7 +131,9 @@ ProcessInterval Monitor::take_interval() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - *run_start_).count();
   }
   finished.typical_computation = typical_computation(iteration_computation_);
+  finished.stall_free_computation = stall_free_computation(iteration_computation_, iteration_wall_);
   iteration_computation_.clear();
+  iteration_wall_.clear();
   for (const OpRecord& row : last_interval_operations_) {
     finished.mpi_calls += static_cast<double>(row.stats.calls);
     finished.bytes_sent += static_cast<double>(row.stats.bytes_sent);

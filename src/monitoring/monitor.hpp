@@ -112,6 +112,7 @@ class Monitor {
 
   ProcessInterval current_;
   std::vector<double> iteration_computation_;  // of the current interval, for its median
+  std::vector<double> iteration_wall_;         // of the current interval, for its stalls
   ProcessInterval totals_;
   std::vector<OpRecord> interval_start_operations_;
   std::vector<OpRecord> last_interval_operations_;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "monitoring/interval.hpp"
 
@@ -103,6 +104,31 @@ TEST(ProcessInterval, SharedPeCountsEverySlowIteration) {
   EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 1.6);
 }
 
+TEST(StallFreeComputation, AStallLongerThanIterationsCountsAsTheMedianIteration) {
+  // CG on a core shared with a busy program: iterations of 0.25 ms wall,
+  // 0.125 ms computation, and the scheduler takes the core away for 4 ms in
+  // two of them. The others waited those 4 ms whatever the blocks.
+  std::vector<double> computation(10, 0.125e-3), wall(10, 0.25e-3);
+  computation[3] = computation[7] = 4.125e-3;
+  wall[3] = wall[7] = 4.25e-3;
+  EXPECT_DOUBLE_EQ(stall_free_computation(computation, wall), 10 * 0.125e-3);
+  // Slices shorter than iterations: every iteration computes at half its
+  // speed, or some twice as long as others (a duty cycle). Nothing exceeds
+  // 4 median iterations: the sum.
+  std::vector<double> duty = {2.0, 1.0, 2.0, 1.0, 2.0, 2.0, 1.0, 2.0, 2.0, 1.0};
+  EXPECT_DOUBLE_EQ(stall_free_computation(duty, duty), 16.0);
+  // Unknown, or mismatched: 0 (effective_computation falls back to the sum).
+  EXPECT_DOUBLE_EQ(stall_free_computation({}, {}), 0.0);
+  EXPECT_DOUBLE_EQ(stall_free_computation({1.0}, {}), 0.0);
+}
+
+TEST(ProcessInterval, SharedPeDoesNotCountStalls) {
+  // The summed computation (1.3 s) holds stalls; without them 0.5 s.
+  ProcessInterval p = process(1.5, 0.9, 0.2);
+  p.stall_free_computation = 0.5;
+  EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 0.5);
+}
+
 TEST(ProcessInterval, PackUnpackRoundTrip) {
   ProcessInterval p;
   p.rank = 5;
@@ -123,6 +149,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   p.run_seconds = 12.5;
   p.node_communication_power = 1.2e9;
   p.node_caf = 3.5e5;
+  p.stall_free_computation = 0.75;
   std::array<double, ProcessInterval::kFieldCount> packed{};
   p.pack(packed);
   const ProcessInterval q = ProcessInterval::unpack(packed);
@@ -144,6 +171,7 @@ TEST(ProcessInterval, PackUnpackRoundTrip) {
   EXPECT_EQ(q.run_seconds, p.run_seconds);
   EXPECT_EQ(q.node_communication_power, p.node_communication_power);
   EXPECT_EQ(q.node_caf, p.node_caf);
+  EXPECT_EQ(q.stall_free_computation, p.stall_free_computation);
   // Every field has its own slot.
   std::array<double, ProcessInterval::kFieldCount> sorted = packed;
   std::sort(sorted.begin(), sorted.end());
