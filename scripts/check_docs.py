@@ -7,7 +7,8 @@ Fails (exit status 1, one line per problem) when
 - a heading in README.md or docs/**/*.md names an issue ("issue 12"), a round ("Ninth
   round") or a date ("2026-11-25");
 - docs/results.md is longer than 600 lines;
-- a relative Markdown link in README.md or docs/ points to a file that does not exist.
+- a relative Markdown link in README.md or docs/ points to a file that does not exist, or to
+  a heading (#anchor, GitHub's slug) that a Markdown file does not have.
 Headings inside fenced code blocks are code, not headings, and are not checked.
 """
 import os
@@ -22,6 +23,28 @@ HEADING_FORBIDDEN = [
 ]
 # [text](target) and ![alt](target); the target ends at whitespace or ')'.
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def slug(heading):
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path):
+    """The anchors of a Markdown file's headings (outside code blocks)."""
+    found, in_code = set(), False
+    with open(path, encoding="utf-8") as stream:
+        for line in stream:
+            if line.lstrip().startswith("```"):
+                in_code = not in_code
+            elif not in_code and re.match(r"#{1,6}\s", line):
+                base = slug(line.lstrip("#"))
+                name, n = base, 1
+                while name in found:
+                    name, n = f"{base}-{n}", n + 1
+                found.add(name)
+    return found
 
 
 def markdown_files(source_dir):
@@ -48,12 +71,18 @@ def check_file(path, source_dir):
                 if pattern.search(line):
                     problems.append(f"{relative}:{number}: heading {what}: {line.strip()}")
         for target in LINK.findall(line):
-            if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
-                continue  # a URL (http:, mailto:) or an anchor in the same file
-            file_part = target.split("#", 1)[0]
+            if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I):
+                continue  # a URL (http:, mailto:)
+            if target.startswith("#"):
+                if target[1:] not in anchors(path):
+                    problems.append(f"{relative}:{number}: link to a missing heading: {target}")
+                continue
+            file_part, _, anchor = target.partition("#")
             resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
             if not os.path.exists(resolved):
                 problems.append(f"{relative}:{number}: link to a missing file: {target}")
+            elif anchor and resolved.endswith(".md") and anchor not in anchors(resolved):
+                problems.append(f"{relative}:{number}: link to a missing heading: {target}")
     return problems
 
 
