@@ -12,7 +12,7 @@ set -euo pipefail
 build_dir=build
 pairs=7
 np=2
-size=4000       # ~3 s per run on the 2-core machine of docs/benchmarks.md
+size=4000       # ~3 s per run on the 2-core machine of docs/results.md
 iterations=500
 
 die() { echo "monitoring_overhead.sh: $*" >&2; exit 2; }

@@ -14,7 +14,7 @@
 // (MPI copies them to self), into a fresh buffer.
 // Prints the median of `runs` runs (default 20) of each, and the ratios.
 //
-// Results: docs/benchmarks.md, "Redistribution against a bare MPI_Alltoallv".
+// Results: docs/results.md, "Redistribution against a bare MPI_Alltoallv".
 #include <mpi.h>
 
 #include <algorithm>

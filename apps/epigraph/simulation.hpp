@@ -25,7 +25,7 @@ struct Population {
 
 /// The cost of updating an individual next to that of trying a contact:
 /// the unit of the weight model's work. Measured on the 2-vCPU machine of
-/// docs/benchmarks.md (class medium, one process): an update takes 1.9 ns,
+/// docs/results.md (class medium, one process): an update takes 1.9 ns,
 /// a contact tried 9-17 ns (the transmission draw and the contact's state).
 /// Counting both as 1 made the rows of the quiet districts look 5-9 times
 /// heavier than they are, so the balancer's speeds (work per second) changed
@@ -88,7 +88,7 @@ StepWork compute_spread(Population& people, int count, int displ, const std::vec
 /// horizon stays latent for at least half the mean latent period (0.95 days), so over a horizon of
 /// a day the forecast misses almost nothing; the work of the last interval
 /// (`--row-weight last`) instead misses every latent individual that turns
-/// infectious, which is where the epidemic grows (docs/benchmarks.md).
+/// infectious, which is where the epidemic grows (docs/results.md).
 void forecast_work(const Population& people, int count, int horizon_minutes,
                    const EpidemicParameters& parameters, std::span<double> weight);
 

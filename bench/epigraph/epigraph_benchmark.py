@@ -32,7 +32,8 @@ MPI_ENV = {
 def yield_when_idle(nprocs):
     """Waiting ranks yield only when there are more ranks than cores (SPEC 7):
     a yielding rank enters the kernel at every poll, which on these VMs flushes
-    its TLB and slows its next computation (docs/architecture.md, issue 11)."""
+    its TLB and slows its next computation (docs/architecture.md, "Balancing on
+    a noisy machine")."""
     return {"OMPI_MCA_mpi_yield_when_idle": "1" if nprocs > (os.cpu_count() or 1) else "0"}
 
 

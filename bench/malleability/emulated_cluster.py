@@ -25,7 +25,7 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
     "OMPI_MCA_mpi_yield_when_idle": "1",
-    # The transport that makes spawning fast here (docs/benchmarks.md, "Process management").
+    # The transport that makes spawning fast here (docs/results.md, "Process creation and removal").
     "OMPI_MCA_pml": "ob1",
     "OMPI_MCA_btl": "self,tcp",
     "PMIX_MCA_gds": "hash",

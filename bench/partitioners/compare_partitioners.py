@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Static vs rcp, ull, fpm-akima and fpm-geometric on CG and Jacobi with an
-emulated memory cliff on 2 ranks (docs/benchmarks.md, "Partitioners").
+emulated memory cliff on 2 ranks (docs/results.md, "Partitioners").
 
 Rank 1 runs its first C rows at full speed and the rows beyond 5 times
 slower (FLEXMPI_EMULATE_SPEED=1.0,1.0@C:0.2), C = 40 % of the rows: the

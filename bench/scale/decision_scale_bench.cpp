@@ -1,4 +1,4 @@
-// Decisions at scale, by simulation (issue 36, item 3; docs/benchmarks.md,
+// Decisions at scale, by simulation (docs/results.md,
 // "Decisions at scale (simulation)"). No MPI: synthetic interval records of
 // P processes on C node classes drive every component that reads them -- the
 // interval exchange's unpacking, the imbalance detector, the load balancer,

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Measures the cost of creating and removing a dynamic process (docs/benchmarks.md,
-# "Process management (issue 4)") with bench-spawn-cost, in RUNS separate mpiexec
+# Measures the cost of creating and removing a dynamic process (docs/results.md,
+# "Process creation and removal") with bench-spawn-cost, in RUNS separate mpiexec
 # runs of REPEAT repetitions each, their samples gathered in one JSON file.
 #
 #   bench/spawn_cost/run.sh [--runs N] [--repeat R] [--batch K] [--tuned] [--output FILE]
 #
-# --tuned runs with OMPI_MCA_pml=ob1 PMIX_MCA_gds=hash (see docs/benchmarks.md).
+# --tuned runs with OMPI_MCA_pml=ob1 PMIX_MCA_gds=hash (see docs/results.md).
 # Open MPI 4.1 with PMIx 4 sometimes hangs in MPI_Comm_spawn (openpmix#2735): a
 # run still going after 120 s is killed (its process group) and run again; the
 # number of such runs is printed at the end.

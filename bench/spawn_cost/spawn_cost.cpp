@@ -16,7 +16,7 @@
 //   spawn K in one batch, remove K        (Alg. 2)
 // Each time is the wall time of the call on rank 0, divided by the
 // processes it created or removed. No data are registered: moving data is
-// modelled apart (eq. 5.8). Output (JSON, documented in docs/benchmarks.md):
+// modelled apart (eq. 5.8). Output (JSON, documented in docs/reference/formats.md):
 //   process_spawning_cost, process_removing_cost, batch_spawning_cost
 //   (seconds per process) and every sample.
 #include <mpi.h>

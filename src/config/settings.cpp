@@ -400,7 +400,7 @@ std::vector<SettingDescriptor> failure_settings() {
   };
 }
 
-// In documentation order: the README table and flexrun --help follow it.
+// In documentation order: docs/reference/settings.md and flexrun --help follow it.
 std::vector<SettingDescriptor> make_settings() {
   std::vector<SettingDescriptor> table = balancing_settings();
   for (auto group : {drum_settings(), malleability_settings(), resource_settings(),

@@ -70,7 +70,7 @@ class IntervalForecaster {
   /// has none yet. One interval alone is no speed to predict with, and the
   /// first on new blocks (data moved, processes changed) is taken only by a
   /// process that has no other: it runs up to 2-3x slower while the process
-  /// touches its new rows for the first time (Jacobi, docs/benchmarks.md).
+  /// touches its new rows for the first time (Jacobi, docs/results.md).
   [[nodiscard]] std::vector<double> speeds() const;
   static constexpr std::size_t kSpeedWindow = 3;
 

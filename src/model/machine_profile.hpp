@@ -93,7 +93,7 @@ struct MachineProfile {
   [[nodiscard]] CollectiveFits fits_for(MpiLibrary running) const;
 
   /// Measured on the 2-vCPU development VM (Debian 12, Open MPI 4.1.4, shared
-  /// memory, docs/benchmarks.md "Prediction model: communication"):
+  /// memory, docs/results.md "The prediction model"):
   /// see machine_profile.cpp for the values. source = "defaults".
   static MachineProfile defaults();
 

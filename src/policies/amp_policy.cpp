@@ -112,8 +112,8 @@ std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation) c
   if (profiled_run > 0.0) {
     // A profile of the static run: its time is known, not predicted.
     // Predicted from one quiet interval of EpiGraph and the profile's
-    // ratio, the same 33.7 s run came out as 21-45 s (docs/benchmarks.md,
-    // "AMP on EpiGraph").
+    // ratio, the same 33.7 s run came out as 21-45 s on the emulated
+    // cluster.
     return profiled_run * (1.0 - *speedup_);
   }
   if (!learning_.ready()) return std::nullopt;

@@ -1,7 +1,7 @@
 // What the performance-aware malleability policies (hpmp, amp) learn from
 // the run to correct the remaining-time model (remaining_time_model.hpp).
 // None of it is in the thesis; each piece fixed a fault measured on the
-// emulated cluster (docs/architecture.md, "The malleability policies on the
+// emulated cluster (docs/architecture.md, "Malleability policies on the
 // emulated cluster"):
 //   - an interval is representative when the balancer has set the blocks
 //     once (the start's equal blocks are not what the processes run on), no

@@ -22,7 +22,7 @@ bool parse_whole(std::string_view word, Number& value) {
 
 // One pass over the text, views into it, no stream per line and the
 // message of a line built only when the line is refused: a 50 MB schedule
-// parses in about a second (docs/benchmarks.md).
+// parses in about a second (docs/results.md).
 std::vector<ScheduledAction> parse_schedule(const std::string& text, const std::string& source) {
   std::vector<ScheduledAction> actions;
   const std::string_view all(text);

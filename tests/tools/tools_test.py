@@ -558,25 +558,25 @@ def calibrate_one_process(args):
 
 @check("readme-settings")
 def readme_settings(args):
-    """README.md's configuration table is `flexrun --settings-table`, verbatim."""
-    readme = os.path.join(args.source_dir, "README.md")
-    with open(readme) as stream:
+    """docs/reference/settings.md's table is `flexrun --settings-table`, verbatim."""
+    reference = os.path.join(args.source_dir, "docs", "reference", "settings.md")
+    with open(reference) as stream:
         text = stream.read()
     match = re.search(r"<!-- settings-table begin[^>]*-->\n(.*?)<!-- settings-table end -->", text,
                       re.S)
-    expect(match, "README.md has no <!-- settings-table begin --> ... end block")
+    expect(match, "docs/reference/settings.md has no <!-- settings-table begin --> ... end block")
     result = run([args.flexrun, "--settings-table"])
     expect(result.returncode == 0, "flexrun --settings-table failed")
     if match.group(1) != result.stdout:
         if args.update:
-            with open(readme, "w") as stream:
+            with open(reference, "w") as stream:
                 stream.write(text[:match.start(1)] + result.stdout + text[match.end(1):])
-            print(f"updated {readme}")
+            print(f"updated {reference}")
             return
-        raise Failure("README.md's settings table differs from `flexrun --settings-table` (the "
-                      "table in src/config/settings.cpp changed). Regenerate it with: "
-                      "python3 tests/tools/tools_test.py --flexrun build/tools/flexrun "
-                      "--source-dir . --update readme-settings")
+        raise Failure("docs/reference/settings.md's settings table differs from `flexrun "
+                      "--settings-table` (the table in src/config/settings.cpp changed). "
+                      "Regenerate it with: python3 tests/tools/tools_test.py --flexrun "
+                      "build/tools/flexrun --source-dir . --update readme-settings")
 
 
 def check_installed_runpaths(prefix, libdir):
@@ -692,7 +692,7 @@ def main():
     parser.add_argument("--mpicc", default="mpicc")
     parser.add_argument("--mpicxx", default="mpicxx")
     parser.add_argument("--mpiexec", default="mpiexec")
-    parser.add_argument("--update", action="store_true", help="readme-settings: rewrite README.md")
+    parser.add_argument("--update", action="store_true", help="readme-settings: rewrite docs/reference/settings.md")
     parser.add_argument("check", choices=sorted(CHECKS))
     args = parser.parse_args()
     args.workdir = os.path.abspath(os.path.join(args.work, args.check))

@@ -193,8 +193,8 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
   if (open_mpi && request.fast_spawn) {
     // A process spawned at run time pays MPI_Init with the UCX transport:
     // 266 ms here against 46 ms with ob1 and PMIx's hash store, which also
-    // hang less often in MPI_Comm_spawn (docs/benchmarks.md, "Process
-    // management"). Parents and children must share one pml, so it is a
+    // hang less often in MPI_Comm_spawn (docs/results.md, "Process
+    // creation and removal"). Parents and children must share one pml, so it is a
     // job-wide choice; --keep-mpi-transport leaves Open MPI's own.
     const bool pml = add_default("OMPI_MCA_pml", "ob1");
     const bool gds = add_default("PMIX_MCA_gds", "hash");
