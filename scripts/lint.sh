@@ -45,7 +45,7 @@ fi
 # ---- comm-world ----
 # Beyond start-up: MPI_UNIVERSE_SIZE is an attribute of MPI_COMM_WORLD only,
 # and the abort after a failed spawn ends mpiexec's own job (its world).
-allowed='^src/core/runtime\.(c|h)pp:|^src/process/process_manager\.cpp:.*(PMPI_Comm_dup\(MPI_COMM_WORLD, &siblings\)|PMPI_Comm_connect\(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD|PMPI_Comm_get_attr\(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE|PMPI_Abort\(MPI_COMM_WORLD, kSpawnFailureAbortCode)'
+allowed='^src/core/runtime\.(c|h)pp:|^src/process/join\.cpp:.*(PMPI_Comm_dup\(MPI_COMM_WORLD, &siblings\)|PMPI_Comm_connect\(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD)|^src/process/resource_view\.cpp:.*PMPI_Comm_get_attr\(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE|^src/process/process_manager\.cpp:.*PMPI_Abort\(MPI_COMM_WORLD, kSpawnFailureAbortCode\)'
 uses=$(git grep -nE '(^|[^X_])MPI_COMM_WORLD' -- src | grep -vE '^[^:]+:[0-9]+:\s*(//|\*)' |
   grep -vE "${allowed}")
 if [[ -n "${uses}" ]]; then

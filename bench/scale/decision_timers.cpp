@@ -13,8 +13,8 @@
 #include "balancing/load_balancer.hpp"
 #include "config/config.hpp"
 #include "model/interval_forecaster.hpp"
-#include "policies/amp_policy.hpp"
-#include "policies/hpmp_policy.hpp"
+#include "policies/amp/amp_policy.hpp"
+#include "policies/hpmp/hpmp_policy.hpp"
 
 namespace flexmpi::bench {
 namespace {

@@ -14,7 +14,7 @@
 #include "emulation/speed_emulator.hpp"
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
-#include "policies/malleability_planner.hpp"
+#include "policies/planner/malleability_planner.hpp"
 #include "policies/schedule.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/node_classes.hpp"

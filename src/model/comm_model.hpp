@@ -18,7 +18,8 @@
 //   communicator size and message size (total_dsize of that file). flexmpi
 //   transcribes the rows for communicators of up to 63 processes; larger
 //   communicators use the 32-63 row (documented approximation). The
-//   algorithms and their costs are listed in comm_model.cpp.
+//   algorithms and their costs are listed in open_mpi_costs.cpp (and
+//   mpich_costs.cpp for thesis Table 5.2).
 //
 // Message sizes (`bytes`) are per call, as MPI's own decisions measure them:
 //   send_recv                      the message

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "policies/lb_policy.hpp"
+#include "policies/lb/lb_policy.hpp"
 #include "policies/policy.hpp"
 #include "policies/remaining_time_model.hpp"
 

@@ -1,11 +1,11 @@
 #include <algorithm>
 
 #include "flexmpi/error.hpp"
-#include "policies/amp_policy.hpp"
-#include "policies/hpmp_policy.hpp"
-#include "policies/lb_policy.hpp"
+#include "policies/amp/amp_policy.hpp"
+#include "policies/hpmp/hpmp_policy.hpp"
+#include "policies/lb/lb_policy.hpp"
 #include "policies/policy.hpp"
-#include "policies/smp_policy.hpp"
+#include "policies/smp/smp_policy.hpp"
 
 namespace flexmpi {
 namespace {

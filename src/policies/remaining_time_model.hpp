@@ -31,7 +31,7 @@
 #include "model/machine_profile.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
-#include "policies/malleability_planner.hpp"
+#include "policies/planner/malleability_planner.hpp"
 #include "resources/node_classes.hpp"
 #include "resources/resource_manager.hpp"
 

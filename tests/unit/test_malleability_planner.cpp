@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "flexmpi/error.hpp"
-#include "policies/malleability_planner.hpp"
+#include "policies/planner/malleability_planner.hpp"
 
 namespace flexmpi {
 namespace {

@@ -1,4 +1,4 @@
-#include "policies/hpmp_policy.hpp"
+#include "policies/hpmp/hpmp_policy.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "policies/lb_policy.hpp"
+#include "policies/lb/lb_policy.hpp"
 
 #include "core/decomposition_state.hpp"
 

@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
-#include "policies/malleability_planner.hpp"
 #include "policies/malleability_policy.hpp"
+#include "policies/planner/malleability_planner.hpp"
 #include "policies/remaining_time_model.hpp"
 #include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"

@@ -1,4 +1,4 @@
-#include "policies/smp_policy.hpp"
+#include "policies/smp/smp_policy.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "policies/amp_policy.hpp"
+#include "policies/amp/amp_policy.hpp"
 
 #include <algorithm>
 #include <string>

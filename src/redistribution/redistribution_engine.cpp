@@ -1,0 +1,476 @@
+// Data redistribution (thesis 4.5, Algorithm 4); the guarantees are stated
+// in data_registry.hpp.
+//
+// One call runs in four phases, so that bad input changes nothing and no
+// process is left waiting for one that gave up:
+//   1. each process checks the decompositions and its own structures; one
+//      allreduce agrees on the outcome and on a signature of the arguments
+//      and of the registry (which catches processes that disagree);
+//   2. only with distributed sparse structures: the old owners tell the new
+//      ones how many nonzeros the rows they send hold; a second allreduce
+//      agrees, and checks the global nnz;
+//   3. processes that receive rows allocate (or grow their arrays); a third
+//      allreduce agrees that everyone got the memory (skipped when nobody
+//      receives rows);
+//   4. the rows that change owner move, every structure at once.
+//
+// Point-to-point rather than Algorithm 4's MPI_Alltoallv/MPI_Allgatherv:
+//   - blocks are contiguous and in rank order, so a process exchanges rows
+//     with the few processes whose blocks overlap its old or new block.
+//     Alltoallv needs 4p int counts on every process and the Open MPI and
+//     MPICH algorithms visit all p peers even for zero counts; here a
+//     process posts O(peers) requests (the plan is found by binary search);
+//   - Alltoallv counts and displacements are int, so a block beyond INT_MAX
+//     elements cannot even be addressed (MPI 4's MPI_Alltoallv_c is not in
+//     Open MPI 4.1); here every transfer is split at max_message_bytes;
+//   - all arrays of all structures are in flight together and complete in
+//     one Waitall, instead of one collective (one synchronisation) per array;
+//   - rows go from the user's old buffer straight into the new one: nothing
+//     is packed, and rows a process keeps never go through MPI;
+//   - Allgatherv would send every row of a replicated structure to every
+//     process, p times what changes owner.
+// On 2 processes both move the same single message; what is left to pay is
+// the agreements (a few microseconds), the rows a process keeps (copied, or
+// shifted in place) and first-touch page faults of memory a block grows
+// into. bench/redistribution_bench.cpp measures it against a
+// bare MPI_Alltoallv of the same bytes between warm preallocated buffers.
+//
+// The library's own messages use PMPI_* so that they do not count in the
+// application's communication profile (thesis 4.2.2).
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "flexmpi/error.hpp"
+#include "redistribution/buffers.hpp"
+#include "redistribution/data_registry.hpp"
+#include "redistribution/exchange.hpp"
+#include "redistribution/structure_checks.hpp"
+#include "redistribution/transfer_plan.hpp"
+#include "util/clock.hpp"
+
+namespace flexmpi {
+namespace {
+
+using namespace redistribution;  // NOLINT(google-build-using-namespace)
+
+constexpr int kCountTag = 32000;  // nonzero counts of outgoing sparse rows (phase 2)
+
+// One call of DataRegistry::redistribute, in its steps (thesis 4.5, Alg. 4).
+// Steps 1-3 check and prepare, each ending in an agreement; nothing has
+// changed until step 3 is agreed, so bad input fails on every process with
+// every structure as it was. Step 4 moves the rows and installs the blocks.
+class Redistribution {
+ public:
+  Redistribution(std::vector<Structure>& structures, std::span<const RowBlock> from,
+                 std::span<const RowBlock> to, MPI_Comm comm, int rank, int nprocs)
+      : structures_(structures),
+        from_(from),
+        to_(to),
+        comm_(comm),
+        rank_(rank),
+        nprocs_(nprocs),
+        moves_(structures.size()) {}
+
+  // ---- step 1: what each process can check alone; agreement A ----
+  void agree_on_arguments(const std::string& local_error) {
+    failure_ = {Errc::invalid_argument, local_error};
+    if (!failure_) plan_ = plan_transfers(from_, to_, rank_);
+    mode_ = mode_of(plan_);
+    agree(comm_, failure_, arguments_signature(), {});
+  }
+
+  // ---- step 2: distributed sparse structures: nonzero counts; agreement B ----
+  void agree_on_nonzeros() {
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].sparse() && structures_[i].scheme == Scheme::distributed) {
+        sparse_ids_.push_back(i);
+      }
+    }
+    if (sparse_ids_.empty()) return;
+    const std::vector<std::int64_t> incoming = exchange_nonzero_counts();
+    std::vector<std::int64_t> held(sparse_ids_.size());  // summed: the global nnz
+    for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
+      held[k] = place_sparse_pieces(k, incoming);
+    }
+    agree(comm_, failure_, 0, held);
+    for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
+      const Structure& s = structures_[sparse_ids_[k]];
+      if (held[k] != s.nnz) {
+        invalid("redistribute: " + describe(s, sparse_ids_[k]) + ": the processes hold " +
+                std::to_string(held[k]) + " nonzeros in all, but it was registered with nnz " +
+                std::to_string(s.nnz));
+      }
+    }
+  }
+
+  // ---- step 3: memory for the rows that arrive; agreement C ----
+  void agree_on_memory() {
+    bool distributed = false;
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].scheme != Scheme::distributed) continue;
+      distributed = true;
+      if (mode_ == Mode::fresh || mode_ == Mode::grow) allocate_block(i);
+    }
+    if (!distributed || !anyone_receives(from_, to_)) return;
+    try {
+      agree(comm_, failure_, 0, {});
+    } catch (...) {
+      // Grown arrays stay grown (realloc kept their contents, and their
+      // pointers are updated); new ones are given back.
+      release_all(moves_);
+      throw;
+    }
+  }
+
+  // ---- step 4: move the rows ----
+  RedistributionStats move_rows(std::uint64_t max_message_bytes) {
+    if (mode_ == Mode::grow && plan_.old_block.count > 0) make_room_for_growth();
+    RedistributionStats stats;
+    Exchange exchange(comm_, max_message_bytes);
+    for (std::size_t i = 0; i < structures_.size(); ++i) post_rows(exchange, i);
+    exchange.start(stats);
+    // New arrays: the kept rows are copied while the messages travel.
+    if (mode_ == Mode::fresh && plan_.kept.count > 0) copy_kept_rows();
+    exchange.finish();
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].scheme != Scheme::distributed || mode_ == Mode::unchanged) continue;
+      if (mode_ == Mode::shrink) {
+        compact_kept_rows(i);
+      } else {
+        install_block(i);
+      }
+    }
+    return stats;
+  }
+
+  [[nodiscard]] const RowBlock& new_block() const { return plan_.new_block; }
+
+ private:
+  [[nodiscard]] std::int64_t arguments_signature() const {
+    Signature signature;
+    signature.add(nprocs_);
+    for (const auto blocks : {from_, to_}) {
+      signature.add(static_cast<std::int64_t>(blocks.size()));
+      for (const RowBlock& block : blocks) {
+        signature.add(block.count);
+        signature.add(block.displ);
+      }
+    }
+    for (const Structure& s : structures_) {
+      signature.add(static_cast<std::int64_t>(s.kind));
+      signature.add(static_cast<std::int64_t>(s.scheme));
+      signature.add(s.size);
+      signature.add(s.nnz);
+      signature.add(static_cast<std::int64_t>(s.extent));
+      // Replicated sparse values move in place, sized by the local pattern:
+      // it must be the same on every process, or messages would not match.
+      if (!failure_ && s.sparse() && s.scheme == Scheme::replicated && *s.ptr != nullptr) {
+        for (std::int64_t k = 0; k <= s.size; ++k) signature.add((*s.ptr)[k]);
+      }
+    }
+    return signature.value();
+  }
+
+  // The new owner of a piece learns its nonzero count from the old owner:
+  // incoming[t * n + k] is piece t's count of sparse structure k.
+  std::vector<std::int64_t> exchange_nonzero_counts() {
+    const std::size_t n = sparse_ids_.size();
+    std::vector<std::int64_t> outgoing(plan_.sends.size() * n), incoming(plan_.receives.size() * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const int* ptr = *structures_[sparse_ids_[k]].ptr;
+      for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+        const std::int64_t first = plan_.sends[t].first - plan_.old_block.displ;
+        outgoing[t * n + k] = ptr[first + plan_.sends[t].rows] - ptr[first];
+      }
+    }
+    std::vector<MPI_Request> requests;
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      requests.emplace_back();
+      check_mpi(PMPI_Irecv(&incoming[t * n], static_cast<int>(n), MPI_INT64_T,
+                           plan_.receives[t].peer, kCountTag, comm_, &requests.back()),
+                "MPI_Irecv (redistribution nonzero counts)");
+    }
+    for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+      requests.emplace_back();
+      check_mpi(PMPI_Isend(&outgoing[t * n], static_cast<int>(n), MPI_INT64_T, plan_.sends[t].peer,
+                           kCountTag, comm_, &requests.back()),
+                "MPI_Isend (redistribution nonzero counts)");
+    }
+    check_mpi(PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall (redistribution nonzero counts)");
+    return incoming;
+  }
+
+  // Sparse structure k's nonzero offsets of the pieces in the new arrays
+  // (they follow row order); returns the nonzeros this process held.
+  std::int64_t place_sparse_pieces(std::size_t k, const std::vector<std::int64_t>& incoming) {
+    const std::size_t n = sparse_ids_.size(), i = sparse_ids_[k];
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    const int* ptr = *s.ptr;
+    move.old_nnz = ptr == nullptr ? 0 : ptr[plan_.old_block.count];
+    if (plan_.kept.count > 0) {
+      const std::int64_t first = plan_.kept.displ - plan_.old_block.displ;
+      move.kept_nnz = ptr[first + plan_.kept.count] - ptr[first];
+    }
+    std::int64_t offset = 0;
+    bool kept_placed = plan_.kept.count == 0;
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      if (!kept_placed && plan_.kept.displ < plan_.receives[t].first) {
+        move.kept_offset = offset;
+        offset += move.kept_nnz;
+        kept_placed = true;
+      }
+      move.piece_nnz.push_back(incoming[t * n + k]);
+      move.piece_offset.push_back(offset);
+      offset += incoming[t * n + k];
+    }
+    if (!kept_placed) {
+      move.kept_offset = offset;
+      offset += move.kept_nnz;
+    }
+    move.new_nnz = offset;
+    if (!failure_ && move.new_nnz > std::numeric_limits<int>::max()) {
+      failure_ = {Errc::invalid_argument,
+                  describe(s, i) + ": the new block would hold " + std::to_string(move.new_nnz) +
+                      " nonzeros, more than its int " + pointers_name(s) + " can index"};
+    }
+    return move.old_nnz;
+  }
+
+  void allocate_block(std::size_t i) {
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    const std::int64_t rows = plan_.new_block.count;
+    bool ok = true;
+    if (!s.sparse()) {
+      const std::uint64_t bytes =
+          static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+      ok = mode_ == Mode::fresh ? allocate(&move.data, bytes) : grow(s.data, bytes);
+    } else {
+      const std::uint64_t ptr_bytes = (rows + 1) * sizeof(int);
+      const std::uint64_t idx_bytes = move.new_nnz * sizeof(int);
+      const std::uint64_t value_bytes = move.new_nnz * s.extent;
+      ok = mode_ == Mode::fresh
+               ? allocate(&move.ptr, ptr_bytes) && allocate(&move.idx, idx_bytes) &&
+                     allocate(&move.data, value_bytes)
+               : grow(s.ptr, ptr_bytes) && grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
+    }
+    if (!ok && !failure_) {
+      failure_ = {Errc::out_of_memory, "out of memory for the new block of " + describe(s, i) +
+                                           " (" + std::to_string(rows) + " " + rows_name(s) + ")"};
+    }
+  }
+
+  // Growing in place: the rows held so far move to where they belong in
+  // the new block, before anything arrives around them.
+  void make_room_for_growth() {
+    const std::int64_t shift = plan_.old_block.displ - plan_.new_block.displ;  // >= 0: old ⊆ new
+    const std::int64_t rows = plan_.old_block.count;
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      const Structure& s = structures_[i];
+      const Move& move = moves_[i];
+      if (s.scheme != Scheme::distributed) continue;
+      if (!s.sparse()) {
+        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+        char* data = static_cast<char*>(*s.data);
+        if (shift > 0) std::memmove(data + shift * row_bytes, data, rows * row_bytes);
+        continue;
+      }
+      if (shift > 0) std::memmove(*s.ptr + shift + 1, *s.ptr + 1, rows * sizeof(int));
+      if (move.kept_offset > 0 && move.kept_nnz > 0) {
+        std::memmove(*s.idx + move.kept_offset, *s.idx, move.kept_nnz * sizeof(int));
+        char* values = static_cast<char*>(*s.data);
+        std::memmove(values + move.kept_offset * s.extent, values, move.kept_nnz * s.extent);
+      }
+    }
+  }
+
+  void post_rows(Exchange& exchange, std::size_t i) {
+    const Structure& s = structures_[i];
+    if (!s.sparse()) {
+      post_dense_rows(exchange, s, moves_[i]);
+    } else if (s.scheme == Scheme::replicated) {
+      // The pattern is the same everywhere: only the values of the rows move.
+      const int* ptr = *s.ptr;
+      char* values = static_cast<char*>(*s.data);
+      for (const Transfer& t : plan_.receives) {
+        exchange.receive(t.peer, values + ptr[t.first] * s.extent,
+                         (ptr[t.first + t.rows] - ptr[t.first]) * s.extent);
+      }
+      for (const Transfer& t : plan_.sends) {
+        exchange.send(t.peer, values + ptr[t.first] * s.extent,
+                      (ptr[t.first + t.rows] - ptr[t.first]) * s.extent);
+      }
+    } else {
+      post_sparse_pieces(exchange, s, moves_[i]);
+    }
+  }
+
+  void post_dense_rows(Exchange& exchange, const Structure& s, const Move& move) {
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+    char* old_data = static_cast<char*>(*s.data);
+    // Replicated: every process holds all rows, in place; distributed: its block.
+    const bool replicated = s.scheme == Scheme::replicated;
+    const std::int64_t old_first = replicated ? 0 : plan_.old_block.displ;
+    const std::int64_t new_first = replicated ? 0 : plan_.new_block.displ;
+    char* new_data = replicated || mode_ != Mode::fresh ? old_data : move.data;
+    for (const Transfer& t : plan_.receives) {
+      exchange.receive(t.peer, new_data + (t.first - new_first) * row_bytes, t.rows * row_bytes);
+    }
+    for (const Transfer& t : plan_.sends) {
+      exchange.send(t.peer, old_data + (t.first - old_first) * row_bytes, t.rows * row_bytes);
+    }
+  }
+
+  // Distributed sparse: per piece its row ends (the sender's own ia
+  // entries, renumbered by rebase() on arrival), indices and values.
+  void post_sparse_pieces(Exchange& exchange, const Structure& s, const Move& move) {
+    int* new_ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
+    int* new_idx = mode_ == Mode::fresh ? move.idx : *s.idx;
+    char* new_values = mode_ == Mode::fresh ? move.data : static_cast<char*>(*s.data);
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      const Transfer& piece = plan_.receives[t];
+      const std::int64_t first = piece.first - plan_.new_block.displ;
+      const std::int64_t nnz = move.piece_nnz[t], offset = move.piece_offset[t];
+      exchange.receive(piece.peer, new_ptr + first + 1, piece.rows * sizeof(int));
+      exchange.receive(piece.peer, new_idx + offset, nnz * sizeof(int));
+      exchange.receive(piece.peer, new_values + offset * s.extent, nnz * s.extent);
+    }
+    const int* ptr = *s.ptr;
+    for (const Transfer& piece : plan_.sends) {
+      const std::int64_t first = piece.first - plan_.old_block.displ;
+      const std::int64_t begin = ptr[first], nnz = ptr[first + piece.rows] - begin;
+      exchange.send(piece.peer, ptr + first + 1, piece.rows * sizeof(int));
+      exchange.send(piece.peer, *s.idx + begin, nnz * sizeof(int));
+      exchange.send(piece.peer, static_cast<char*>(*s.data) + begin * s.extent, nnz * s.extent);
+    }
+  }
+
+  [[nodiscard]] std::int64_t kept_old_first() const {
+    return plan_.kept.displ - plan_.old_block.displ;
+  }
+  [[nodiscard]] std::int64_t kept_new_first() const {
+    return plan_.kept.displ - plan_.new_block.displ;
+  }
+
+  void copy_kept_rows() {
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      const Structure& s = structures_[i];
+      const Move& move = moves_[i];
+      if (s.scheme != Scheme::distributed) continue;
+      if (!s.sparse()) {
+        const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+        std::memcpy(move.data + kept_new_first() * row_bytes,
+                    static_cast<const char*>(*s.data) + kept_old_first() * row_bytes,
+                    plan_.kept.count * row_bytes);
+        continue;
+      }
+      const int* ptr = *s.ptr;
+      const std::int64_t begin = ptr[kept_old_first()];
+      std::memcpy(move.ptr + kept_new_first() + 1, ptr + kept_old_first() + 1,
+                  plan_.kept.count * sizeof(int));
+      if (move.kept_nnz > 0) {
+        std::memcpy(move.idx + move.kept_offset, *s.idx + begin, move.kept_nnz * sizeof(int));
+        std::memcpy(move.data + move.kept_offset * s.extent,
+                    static_cast<const char*>(*s.data) + begin * s.extent, move.kept_nnz * s.extent);
+      }
+    }
+  }
+
+  // Mode::fresh and Mode::grow: the received pieces' row ends are
+  // renumbered; fresh arrays replace the old ones.
+  void install_block(std::size_t i) {
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    if (s.sparse()) {
+      int* ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
+      ptr[0] = 0;
+      for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+        rebase(ptr, plan_.receives[t].first - plan_.new_block.displ, plan_.receives[t].rows,
+               move.piece_offset[t] + move.piece_nnz[t]);
+      }
+      rebase(ptr, kept_new_first(), plan_.kept.count, move.kept_offset + move.kept_nnz);
+    }
+    if (mode_ != Mode::fresh) return;
+    if (s.sparse()) {
+      std::free(*s.ptr);
+      std::free(*s.idx);
+      *s.ptr = move.ptr;
+      *s.idx = move.idx;
+    }
+    std::free(*s.data);
+    *s.data = move.data;
+    move = Move{};
+  }
+
+  // Mode::shrink: the new block is the kept rows (or nothing); they move
+  // to the front, now that the rows around them are sent.
+  void compact_kept_rows(std::size_t i) {
+    const Structure& s = structures_[i];
+    const Move& move = moves_[i];
+    const std::int64_t kept = plan_.kept.count, first = kept_old_first();
+    const std::int64_t old_rows = plan_.old_block.count, new_rows = plan_.new_block.count;
+    if (!s.sparse()) {
+      const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+      char* data = static_cast<char*>(*s.data);
+      if (kept > 0 && first > 0) std::memmove(data, data + first * row_bytes, kept * row_bytes);
+      shrink(s.data, new_rows * row_bytes, old_rows * row_bytes);
+      return;
+    }
+    int* ptr = *s.ptr;
+    const std::int64_t begin = kept > 0 ? ptr[first] : 0;
+    if (kept > 0 && first > 0) {
+      std::memmove(ptr, ptr + first, (kept + 1) * sizeof(int));
+      for (std::int64_t k = 0; k <= kept; ++k) ptr[k] = static_cast<int>(ptr[k] - begin);
+      if (move.kept_nnz > 0 && begin > 0) {
+        std::memmove(*s.idx, *s.idx + begin, move.kept_nnz * sizeof(int));
+        char* values = static_cast<char*>(*s.data);
+        std::memmove(values, values + begin * s.extent, move.kept_nnz * s.extent);
+      }
+    }
+    ptr[0] = 0;
+    shrink(s.ptr, (new_rows + 1) * sizeof(int), (old_rows + 1) * sizeof(int));
+    shrink(s.idx, move.kept_nnz * sizeof(int), move.old_nnz * sizeof(int));
+    shrink(s.data, move.kept_nnz * s.extent, move.old_nnz * s.extent);
+  }
+
+  std::vector<Structure>& structures_;
+  std::span<const RowBlock> from_, to_;
+  MPI_Comm comm_;
+  int rank_, nprocs_;
+  TransferPlan plan_;
+  Mode mode_ = Mode::unchanged;
+  std::vector<Move> moves_;
+  Failure failure_;
+  std::vector<std::size_t> sparse_ids_;  // distributed sparse structures
+};
+
+}  // namespace
+
+RedistributionStats DataRegistry::redistribute(std::span<const RowBlock> from,
+                                               std::span<const RowBlock> to, MPI_Comm comm) {
+  const double start = wall_seconds();
+  if (comm == MPI_COMM_NULL) invalid("redistribute: the communicator is MPI_COMM_NULL");
+  int inter = 0, rank = 0, nprocs = 0;
+  check_mpi(PMPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  if (inter != 0) invalid("redistribute: the communicator must be an intracommunicator");
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_mpi(PMPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
+
+  Redistribution redistribution(structures_, from, to, comm, rank, nprocs);
+  redistribution.agree_on_arguments(check_local(from, to, rank, nprocs));
+  redistribution.agree_on_nonzeros();
+  redistribution.agree_on_memory();
+  RedistributionStats stats = redistribution.move_rows(max_message_bytes_);
+  local_block_ = redistribution.new_block();
+  stats.seconds = wall_seconds() - start;
+  return stats;
+}
+
+}  // namespace flexmpi

@@ -1,0 +1,85 @@
+#include "redistribution/structure_checks.hpp"
+
+#include "flexmpi/error.hpp"
+
+namespace flexmpi::redistribution {
+namespace {
+
+// MPI cannot tell whether a datatype is committed, but using an uncommitted
+// one is an error that Open MPI reports in MPI_Irecv and MPICH in
+// MPI_Pack_size. Probe both, on a private MPI_COMM_SELF duplicate that
+// returns errors instead of aborting.
+bool is_committed(MPI_Datatype type) {
+  MPI_Comm self = MPI_COMM_NULL;
+  check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &self), "MPI_Comm_dup");
+  PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+  int bytes = 0;
+  bool committed = PMPI_Pack_size(1, type, self, &bytes) == MPI_SUCCESS;
+  if (committed) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    committed = PMPI_Irecv(nullptr, 0, type, MPI_PROC_NULL, 0, self, &request) == MPI_SUCCESS;
+    if (committed && request != MPI_REQUEST_NULL) PMPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  PMPI_Comm_free(&self);
+  return committed;
+}
+
+}  // namespace
+
+[[noreturn]] void invalid(const std::string& message) {
+  throw Error(Errc::invalid_argument, message);
+}
+
+std::string describe(const Structure& s, std::size_t index) {
+  static constexpr const char* kKinds[] = {"vector", "dense matrix", "CSR matrix", "CSC matrix"};
+  return "structure #" + std::to_string(index) + " (" +
+         (s.scheme == Scheme::distributed ? "distributed " : "replicated ") +
+         kKinds[static_cast<int>(s.kind)] + ")";
+}
+
+std::size_t element_extent(MPI_Datatype type, const std::string& what) {
+  int initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized == 0 || finalized != 0) {
+    throw Error(Errc::bad_state, what + ": MPI is not initialised");
+  }
+  if (type == MPI_DATATYPE_NULL) invalid(what + ": the datatype is MPI_DATATYPE_NULL");
+  int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+  check_mpi(PMPI_Type_get_envelope(type, &integers, &addresses, &datatypes, &combiner),
+            "MPI_Type_get_envelope");
+  if (combiner != MPI_COMBINER_NAMED && !is_committed(type)) {
+    invalid(what + ": the datatype is not committed (call MPI_Type_commit first)");
+  }
+  int size = 0;
+  check_mpi(PMPI_Type_size(type, &size), "MPI_Type_size");
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  check_mpi(PMPI_Type_get_extent(type, &lb, &extent), "MPI_Type_get_extent");
+  check_mpi(PMPI_Type_get_true_extent(type, &true_lb, &true_extent), "MPI_Type_get_true_extent");
+  if (size <= 0 || extent <= 0) invalid(what + ": the datatype has no data (size 0)");
+  if (lb != 0 || true_lb < 0 || true_lb + true_extent > extent) {
+    invalid(what + ": unsupported datatype (lower bound " + std::to_string(lb) + ", extent " +
+            std::to_string(extent) + ", data in [" + std::to_string(true_lb) + ", " +
+            std::to_string(true_lb + true_extent) +
+            ")): array elements must lie in [0, extent) of their slot");
+  }
+  return static_cast<std::size_t>(extent);
+}
+
+bool fits(std::int64_t a, std::int64_t b, std::int64_t c) {
+  std::int64_t ab = 0, abc = 0;
+  return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, &abc);
+}
+
+std::string check_pointers_array(const int* ptr, std::int64_t rows, const std::string& what) {
+  if (ptr[0] != 0) return what + "[0] is " + std::to_string(ptr[0]) + ", expected 0";
+  for (std::int64_t k = 0; k < rows; ++k) {
+    if (ptr[k + 1] < ptr[k]) {
+      return what + " decrease at local index " + std::to_string(k) + " (" +
+             std::to_string(ptr[k]) + " then " + std::to_string(ptr[k + 1]) + ")";
+    }
+  }
+  return {};
+}
+
+}  // namespace flexmpi::redistribution
