@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "flexmpi/error.hpp"
+#include "policies/planner/integer_program.hpp"
 #include "policies/planner/malleability_planner.hpp"
 
 namespace flexmpi {
@@ -378,6 +379,50 @@ INSTANTIATE_TEST_SUITE_P(EveryConstraint, AmpBruteForce,
                          ::testing::Values(AmpConstraint::efficiency, AmpConstraint::cost,
                                            AmpConstraint::energy),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+// Above 10^5 integer points the program rounds its relaxation: the result
+// must hold k processes within the bounds, reach the power, and cost no more
+// than the relaxation's optimum plus one process's objective.
+TEST(AmpProgram, LargeProgramsRoundTheRelaxationWithinOneProcess) {
+  const std::vector<double> speeds = {1.0, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875};
+  const std::vector<double> cost = {0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4};
+  const std::vector<int> bounds(8, 300);  // 301^8 points
+  for (const auto& objective : {speeds, cost}) {
+    for (const double power : {600.0, 701.3, 999.99}) {
+      const int count = 600;
+      const std::optional<std::vector<int>> x =
+          planning::solve_program(objective, speeds, bounds, count, power);
+      ASSERT_TRUE(x.has_value()) << power;
+      double have = 0.0, spent = 0.0;
+      int processes = 0;
+      for (std::size_t c = 0; c < x->size(); ++c) {
+        EXPECT_GE((*x)[c], 0);
+        EXPECT_LE((*x)[c], bounds[c]);
+        processes += (*x)[c];
+        have += (*x)[c] * speeds[c];
+        spent += (*x)[c] * objective[c];
+      }
+      EXPECT_EQ(processes, count);
+      EXPECT_GE(have, power);
+      // The relaxation's optimum: the cheapest mix of two classes reaching the power.
+      double relaxed = std::numeric_limits<double>::infinity();
+      for (std::size_t a = 0; a < 8; ++a) {
+        for (std::size_t b = 0; b < 8; ++b) {
+          if (speeds[a] == speeds[b]) continue;
+          const double share = (power - count * speeds[b]) / (count * (speeds[a] - speeds[b]));
+          if (share < 0.0 || share > 1.0 || share * count > bounds[a] ||
+              (1 - share) * count > bounds[b]) {
+            continue;
+          }
+          relaxed = std::min(relaxed, count * (share * objective[a] + (1 - share) * objective[b]));
+        }
+      }
+      EXPECT_LE(spent, relaxed + (objective.back() - objective.front()) + 1e-9) << power;
+    }
+  }
+  // More power than the bounds allow: no point.
+  EXPECT_FALSE(planning::solve_program(cost, speeds, bounds, 600, 2000.0).has_value());
+}
 
 TEST(AmpRobustness, AChosenChangeMeetsTheGoalEvenWhenPowerIsNotEverything) {
   // The search assumes more power at a fixed count is never slower; a

@@ -16,7 +16,8 @@
 //    miss, no configuration of k processes meets.
 //  * Needed power and program (5.4.3.1, eq. 5.15): minimise sum_c x_c obj_c
 //    subject to sum_c x_c = k, sum_c x_c speed_c >= P, 0 <= x_c <= bound_c,
-//    x integer (GLPK's branch and bound), with obj = cost (cost), watts
+//    x integer (integer_program.cpp: GLPK's branch and bound, or above 10^5
+//    integer points a rounding of the relaxation), with obj = cost (cost), watts
 //    (energy) or speed (efficiency: the power closest to the need, "the PE
 //    set whose computational power is closer to delta FLOPS", 5.4.3.2). P
 //    starts below every power and rises only past powers predicted to miss,
