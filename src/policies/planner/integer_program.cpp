@@ -31,12 +31,6 @@ double integer_points(const std::vector<int>& bounds) {
   return points;
 }
 
-double weighted(const Counts& x, const std::vector<double>& weights) {
-  double sum = 0.0;
-  for (std::size_t c = 0; c < x.size(); ++c) sum += x[c] * weights[c];
-  return sum;
-}
-
 // One process moved from one class to another while it lowers the objective
 // and keeps the power: the rounding's few processes put right.
 void exchange_processes(Counts& x, const std::vector<double>& objective,
@@ -44,9 +38,9 @@ void exchange_processes(Counts& x, const std::vector<double>& objective,
                         double min_power) {
   const std::size_t classes = x.size();
   for (std::size_t round = 0; round < 2 * classes; ++round) {
-    double best_gain = 1e-12 * (1.0 + std::abs(weighted(x, objective)));
+    double best_gain = 1e-12 * (1.0 + std::abs(weighted_sum(x, objective)));
     std::size_t from = classes, to = classes;
-    const double power = weighted(x, speeds);
+    const double power = weighted_sum(x, speeds);
     for (std::size_t i = 0; i < classes; ++i) {
       for (std::size_t j = 0; j < classes && x[i] > 0; ++j) {
         if (j == i || x[j] >= bounds[j] || power - speeds[i] + speeds[j] < min_power) continue;
@@ -74,27 +68,22 @@ std::optional<Counts> round_relaxation(glp_prob* problem, const std::vector<doub
                                        double min_power) {
   const std::size_t classes = bounds.size();
   Counts x(classes);
-  std::vector<double> relaxed(classes);
+  std::vector<bool> fractional(classes);
   for (std::size_t c = 0; c < classes; ++c) {
-    relaxed[c] = glp_get_col_prim(problem, static_cast<int>(c) + 1);
-    x[c] = std::min(bounds[c], static_cast<int>(std::floor(relaxed[c] + 1e-9)));
+    const double relaxed = glp_get_col_prim(problem, static_cast<int>(c) + 1);
+    const double nearest = std::round(relaxed);
+    fractional[c] = std::abs(relaxed - nearest) > 1e-9;
+    x[c] = static_cast<int>(fractional[c] ? std::floor(relaxed) : nearest);
   }
-  std::vector<std::size_t> fastest(classes);
-  std::iota(fastest.begin(), fastest.end(), std::size_t{0});
-  std::stable_sort(fastest.begin(), fastest.end(),
-                   [&](std::size_t a, std::size_t b) { return speeds[a] > speeds[b]; });
+  // The fractions add up to the processes still missing: one each, fastest first.
   int missing = count - std::accumulate(x.begin(), x.end(), 0);
-  for (const bool fractional_only : {true, false}) {
-    for (const std::size_t c : fastest) {
-      const bool fractional = relaxed[c] - x[c] > 1e-9;
-      while (missing > 0 && x[c] < bounds[c] && (fractional || !fractional_only)) {
-        ++x[c];
-        --missing;
-        if (fractional_only) break;
-      }
+  for (const std::size_t c : classes_by_speed(speeds, true)) {
+    if (missing > 0 && fractional[c] && x[c] < bounds[c]) {
+      ++x[c];
+      --missing;
     }
   }
-  if (missing != 0 || weighted(x, speeds) < min_power) return std::nullopt;
+  if (missing != 0 || weighted_sum(x, speeds) < min_power) return std::nullopt;
   exchange_processes(x, objective, speeds, bounds, min_power);
   return x;
 }
