@@ -47,9 +47,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 #include <utility>
-
-#include "policies/planner/integer_program.hpp"
 
 namespace flexmpi::planning {
 
@@ -68,9 +67,10 @@ AmpSearch::AmpSearch(std::span<const NodeClassOffer> offers, const AmpGoal& goal
                  : goal.constraint == AmpConstraint::energy ? column(offers, &NodeClassOffer::watts)
                                                             : speeds_),
       fastest_first_(classes_by_speed(speeds_, true)),
-      cheapest_first_(classes_by_speed(objective_, false)) {
+      cheapest_first_(classes_by_speed(objective_, false)),
+      program_(objective_, speeds_, bounds_) {
   // Powers closer than this are one level: well above GLPK's tolerances
-  // (feasibility 1e-7 relative, integrality 1e-9 as set in solve_program),
+  // (feasibility 1e-7 relative, integrality 1e-9 as set in IntegerProgram::solve),
   // so a bound of `level + tolerance` excludes the level.
   const double most_power =
       weighted_sum(take_in_order(bounds_, fastest_first_, total_bound()), speeds_);
@@ -78,20 +78,55 @@ AmpSearch::AmpSearch(std::span<const NodeClassOffer> offers, const AmpGoal& goal
 }
 
 std::optional<AmpSearch::Configuration> AmpSearch::find_best(int first, int last) {
-  std::optional<Configuration> best;
+  if (!efficiency_) return find_cheapest(first, last);
   for (int k = first; k <= last; ++k) {
-    // Cost and energy: a count whose cheapest k PEs cannot beat the best is skipped.
-    if (best && !efficiency_ &&
-        !better(weighted_sum(take_in_order(bounds_, cheapest_first_, k), objective_),
-                best->objective)) {
-      continue;
+    std::optional<CountSearch> search = start(k);
+    if (!search) continue;
+    while (refine(*search)) {
     }
-    std::optional<Configuration> at_count = best_at(k);
-    if (!at_count) continue;
-    if (efficiency_) return at_count;
-    if (!best || better(at_count->objective, best->objective)) best = std::move(at_count);
+    return search->cheapest_met;
   }
-  return best;
+  return std::nullopt;
+}
+
+std::optional<AmpSearch::Configuration> AmpSearch::find_cheapest(int first, int last) {
+  std::vector<CountSearch> searches;
+  for (int k = first; k <= last; ++k) {
+    if (std::optional<CountSearch> search = start(k)) searches.push_back(std::move(*search));
+  }
+  // The configuration met that costs least, ties to the fewest processes.
+  const CountSearch* best = nullptr;
+  const auto take_if_best = [&](const CountSearch& search) {
+    const double objective = search.cheapest_met.objective;
+    if (best == nullptr || better(objective, best->cheapest_met.objective) ||
+        (!better(best->cheapest_met.objective, objective) && search.k < best->k)) {
+      best = &search;
+    }
+  };
+  for (const CountSearch& search : searches) take_if_best(search);
+  // Best first: the count whose bound is lowest is refined next, and a count
+  // whose bound cannot beat (or tie with fewer processes) the best met is
+  // dropped. Refining every count to its end, in order, took ~22 programs a
+  // count: 1,200 at 1,024 processes on 32 classes, 30 ms.
+  const auto later = [&](std::size_t a, std::size_t b) {
+    return searches[a].lower_bound > searches[b].lower_bound ||
+           (searches[a].lower_bound == searches[b].lower_bound && searches[a].k > searches[b].k);
+  };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> queue(later);
+  for (std::size_t i = 0; i < searches.size(); ++i) queue.push(i);
+  while (!queue.empty()) {
+    CountSearch& search = searches[queue.top()];
+    const std::size_t index = queue.top();
+    queue.pop();
+    const double best_objective = best->cheapest_met.objective;
+    const bool can_win = better(search.lower_bound, best_objective) ||
+                         (!better(best_objective, search.lower_bound) && search.k < best->k);
+    if (!can_win) continue;
+    const bool open = refine(search);
+    take_if_best(search);
+    if (open) queue.push(index);
+  }
+  return best != nullptr ? std::optional<Configuration>(best->cheapest_met) : std::nullopt;
 }
 
 Counts AmpSearch::delta(const Counts& x) const {
@@ -111,37 +146,51 @@ AmpSearch::Configuration AmpSearch::evaluate(Counts x, std::string step) {
   return c;
 }
 
-AmpSearch::Configuration AmpSearch::cheapest_meeting(int k, const Configuration& strongest) {
-  double missing = -level_tolerance_;  // below every power: none known to miss yet
-  double enough = strongest.power;
-  while (true) {
-    std::optional<Counts> optimum =
-        solve_program(objective_, speeds_, bounds_, k, missing + level_tolerance_);
-    if (!optimum) return strongest;
-    Configuration candidate = evaluate(std::move(*optimum), program_step_);
-    if (meets(candidate)) return candidate;
-    missing = std::max(candidate.power, missing + level_tolerance_);
-    if (enough - missing <= 2 * level_tolerance_) continue;
-    const double halfway = (missing + enough) / 2;
-    std::optional<Counts> probe = solve_program(objective_, speeds_, bounds_, k, halfway);
-    if (!probe) continue;
-    const Configuration probed = evaluate(std::move(*probe), "power search");
-    if (meets(probed)) {
-      enough = halfway;
-    } else {
-      missing = std::max(missing, probed.power);
-    }
-  }
-}
-
-std::optional<AmpSearch::Configuration> AmpSearch::best_at(int k) {
-  const Configuration strongest = evaluate(take_in_order(bounds_, fastest_first_, k), "most power");
+std::optional<AmpSearch::CountSearch> AmpSearch::start(int k) {
+  Configuration strongest = evaluate(take_in_order(bounds_, fastest_first_, k), "most power");
   if (!fastest_seen_ || strongest.predicted_seconds < fastest_seen_->predicted_seconds) {
     fastest_seen_ = strongest;
   }
-  // The most power k processes reach: if it misses, every configuration of k does.
   if (!meets(strongest)) return std::nullopt;
-  return cheapest_meeting(k, strongest);
+  CountSearch search;
+  search.k = k;
+  search.missing = -level_tolerance_;  // below every power: none known to miss yet
+  search.enough = strongest.power;
+  // Before any program: the k PEs of least objective, whatever their power.
+  search.lower_bound = weighted_sum(take_in_order(bounds_, cheapest_first_, k), objective_);
+  search.cheapest_met = std::move(strongest);
+  return search;
+}
+
+bool AmpSearch::refine(CountSearch& search) {
+  std::optional<Counts> optimum = program_.solve(search.k, search.missing + level_tolerance_);
+  if (!optimum) return false;
+  Configuration candidate = evaluate(std::move(*optimum), program_step_);
+  if (meets(candidate)) {
+    if (!better(search.cheapest_met.objective, candidate.objective)) {
+      search.cheapest_met = std::move(candidate);
+    }
+    search.lower_bound = search.cheapest_met.objective;
+    return false;
+  }
+  search.lower_bound = std::max(search.lower_bound, candidate.objective);
+  // Once the bound reaches what a configuration met costs, that one is the answer.
+  if (!better(search.lower_bound, search.cheapest_met.objective)) return false;
+  search.missing = std::max(candidate.power, search.missing + level_tolerance_);
+  if (search.enough - search.missing <= 2 * level_tolerance_) return true;
+  const double halfway = (search.missing + search.enough) / 2;
+  std::optional<Counts> probe = program_.solve(search.k, halfway);
+  if (!probe) return true;
+  Configuration probed = evaluate(std::move(*probe), "power search");
+  if (!meets(probed)) {
+    search.missing = std::max(search.missing, probed.power);
+    return true;
+  }
+  search.enough = halfway;
+  if (better(probed.objective, search.cheapest_met.objective)) {
+    search.cheapest_met = std::move(probed);
+  }
+  return better(search.lower_bound, search.cheapest_met.objective);
 }
 
 }  // namespace flexmpi::planning

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "policies/planner/integer_program.hpp"
 #include "policies/planner/planner_support.hpp"
 
 namespace flexmpi::planning {
@@ -57,17 +58,32 @@ class AmpSearch {
 
   Configuration evaluate(Counts x, std::string step);
 
-  // The configuration of k processes with the least objective that meets the
-  // goal, given `strongest`, the most powerful, which meets it. Invariant:
-  // every configuration of power <= `missing` misses (the assumption above),
-  // so the program over powers above `missing` holds every one that meets,
-  // and its optimum, if it meets, is the answer. A miss raises `missing` to
-  // the power it had; a probe halfway to `enough` (a power that suffices)
-  // raises it faster. Should the programs run out (the assumption fails),
-  // `strongest` stands.
-  Configuration cheapest_meeting(int k, const Configuration& strongest);
+  // The search for the configuration of k processes with the least objective
+  // that meets the goal, one step at a time. Invariant: every configuration
+  // of power <= `missing` misses (the assumption above), so the program over
+  // powers above `missing` holds every one that meets: its optimum, if it
+  // meets, is the answer; if it misses, its objective bounds every one that
+  // meets from below (`lower_bound`). A miss raises `missing` to the power it
+  // had; a probe halfway to `enough` (a power that suffices) raises it
+  // faster. Should the programs run out (the assumption fails), the cheapest
+  // configuration met stands.
+  struct CountSearch {
+    int k = 0;
+    double missing = 0.0;
+    double enough = 0.0;
+    double lower_bound = 0.0;
+    Configuration cheapest_met;
+  };
 
-  std::optional<Configuration> best_at(int k);
+  // The search of k processes, or nullopt when even the most power k
+  // processes reach (their fastest PEs) misses: then every configuration of k does.
+  std::optional<CountSearch> start(int k);
+
+  // One program (and one probe); false when the search of that count is over.
+  bool refine(CountSearch& search);
+
+  // Cost and energy: the searches of all counts that can meet, best first.
+  std::optional<Configuration> find_cheapest(int first, int last);
 
   std::span<const NodeClassOffer> offers_;
   const PredictRemaining& predict_;
@@ -81,6 +97,7 @@ class AmpSearch {
   std::vector<double> objective_;
   std::vector<std::size_t> fastest_first_;
   std::vector<std::size_t> cheapest_first_;
+  IntegerProgram program_;  ///< over objective_, speeds_, bounds_
   double level_tolerance_ = 0.0;
   std::optional<Configuration> fastest_seen_;
 };

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <numeric>
 
 #include "flexmpi/error.hpp"
@@ -90,69 +89,85 @@ std::optional<Counts> round_relaxation(glp_prob* problem, const std::vector<doub
 
 }  // namespace
 
-std::optional<Counts> solve_program(const std::vector<double>& objective,
-                                    const std::vector<double>& speeds,
-                                    const std::vector<int>& bounds, int count, double min_power) {
-  const std::unique_ptr<glp_prob, decltype(&glp_delete_prob)> owner(glp_create_prob(),
-                                                                    &glp_delete_prob);
-  glp_prob* const problem = owner.get();
+IntegerProgram::IntegerProgram(const std::vector<double>& objective,
+                               const std::vector<double>& speeds, const std::vector<int>& bounds)
+    : objective_(objective),
+      speeds_(speeds),
+      bounds_(bounds),
+      exact_(integer_points(bounds) <= kExactPoints),
+      problem_(glp_create_prob()) {
   const int classes = static_cast<int>(bounds.size());
-  glp_set_obj_dir(problem, GLP_MIN);
-  glp_add_rows(problem, 2);
-  glp_set_row_bnds(problem, 1, GLP_FX, count, count);
-  glp_set_row_bnds(problem, 2, GLP_LO, min_power, 0.0);
-  glp_add_cols(problem, classes);
+  glp_set_obj_dir(problem_, GLP_MIN);
+  glp_add_rows(problem_, 2);
+  glp_add_cols(problem_, classes);
   // GLPK's arrays are 1-based: element 0 is unused.
   std::vector<int> rows{0};
   std::vector<int> cols{0};
   std::vector<double> values{0.0};
   for (int c = 1; c <= classes; ++c) {
     const std::size_t i = static_cast<std::size_t>(c - 1);
-    glp_set_col_kind(problem, c, GLP_IV);
+    glp_set_col_kind(problem_, c, GLP_IV);
     if (bounds[i] == 0) {
-      glp_set_col_bnds(problem, c, GLP_FX, 0.0, 0.0);
+      glp_set_col_bnds(problem_, c, GLP_FX, 0.0, 0.0);
     } else {
-      glp_set_col_bnds(problem, c, GLP_DB, 0.0, bounds[i]);
+      glp_set_col_bnds(problem_, c, GLP_DB, 0.0, bounds[i]);
     }
-    glp_set_obj_coef(problem, c, objective[i]);
+    glp_set_obj_coef(problem_, c, objective[i]);
     rows.insert(rows.end(), {1, 2});
     cols.insert(cols.end(), {c, c});
     values.insert(values.end(), {1.0, speeds[i]});
   }
-  glp_load_matrix(problem, 2 * classes, rows.data(), cols.data(), values.data());
+  glp_load_matrix(problem_, 2 * classes, rows.data(), cols.data(), values.data());
+  glp_std_basis(problem_);
+}
 
-  // The LP relaxation first (glp_intopt needs its optimum without presolve).
+IntegerProgram::~IntegerProgram() { glp_delete_prob(problem_); }
+
+std::optional<Counts> IntegerProgram::solve(int count, double min_power) {
+  glp_set_row_bnds(problem_, 1, GLP_FX, count, count);
+  glp_set_row_bnds(problem_, 2, GLP_LO, min_power, 0.0);
+
+  // The relaxation first (glp_intopt needs its optimum). Only row bounds
+  // changed since the last solve, so the last optimal basis stays dual
+  // feasible: the dual simplex restores primal feasibility from it.
   glp_smcp simplex;
   glp_init_smcp(&simplex);
   simplex.msg_lev = GLP_MSG_OFF;
-  simplex.presolve = GLP_ON;
-  const int simplex_code = glp_simplex(problem, &simplex);
-  if (simplex_code == GLP_ENOPFS) return std::nullopt;  // presolve: relaxation infeasible
+  simplex.meth = GLP_DUALP;
+  int simplex_code = glp_simplex(problem_, &simplex);
+  if (simplex_code == GLP_EBADB || simplex_code == GLP_ESING || simplex_code == GLP_ECOND) {
+    glp_std_basis(problem_);  // a basis the last branch and bound left unusable
+    simplex_code = glp_simplex(problem_, &simplex);
+  }
   if (simplex_code != 0) glpk_failed("glp_simplex", simplex_code);
-  const int relaxation = glp_get_status(problem);
+  const int relaxation = glp_get_status(problem_);
   if (relaxation == GLP_NOFEAS) return std::nullopt;
   if (relaxation != GLP_OPT) glpk_failed("glp_simplex (status)", relaxation);
 
-  if (integer_points(bounds) > kExactPoints) {
-    return round_relaxation(problem, objective, speeds, bounds, count, min_power);
-  }
+  if (!exact_) return round_relaxation(problem_, objective_, speeds_, bounds_, count, min_power);
   glp_iocp branch_and_bound;
   glp_init_iocp(&branch_and_bound);
   branch_and_bound.msg_lev = GLP_MSG_OFF;
   // The default integrality tolerance (1e-5) takes x = 0.99998 for 1: a power
   // bound just above a level would then return that level again.
   branch_and_bound.tol_int = 1e-9;
-  const int intopt_code = glp_intopt(problem, &branch_and_bound);
+  const int intopt_code = glp_intopt(problem_, &branch_and_bound);
   if (intopt_code != 0) glpk_failed("glp_intopt", intopt_code);
-  const int status = glp_mip_status(problem);
+  const int status = glp_mip_status(problem_);
   if (status == GLP_NOFEAS) return std::nullopt;
   if (status != GLP_OPT) glpk_failed("glp_intopt (status)", status);
 
-  Counts x(bounds.size());
-  for (int c = 1; c <= classes; ++c) {
-    x[static_cast<std::size_t>(c - 1)] = static_cast<int>(std::lround(glp_mip_col_val(problem, c)));
+  Counts x(bounds_.size());
+  for (std::size_t c = 0; c < x.size(); ++c) {
+    x[c] = static_cast<int>(std::lround(glp_mip_col_val(problem_, static_cast<int>(c) + 1)));
   }
   return x;
+}
+
+std::optional<Counts> solve_program(const std::vector<double>& objective,
+                                    const std::vector<double>& speeds,
+                                    const std::vector<int>& bounds, int count, double min_power) {
+  return IntegerProgram(objective, speeds, bounds).solve(count, min_power);
 }
 
 }  // namespace flexmpi::planning
