@@ -28,7 +28,10 @@
 //    assumption fails, it still meets, though it may not be the optimum.
 //  * Selection (line 30): efficiency takes the first count that meets the
 //    goal (the fewest processes); cost and energy the least objective over
-//    all counts, ties to the first count. "Meets" is predicted <= a target:
+//    all counts, ties to the first count. Cost and energy search the counts
+//    best first: each count's search is resumable (CountSearch), the one
+//    whose objective bound is lowest takes the next step, and a count whose
+//    bound cannot beat the best configuration met is never refined again. "Meets" is predicted <= a target:
 //    for a spawn the band's lower edge goal x (1 - tolerance), or, when no
 //    configuration reaches it, its upper edge goal x (1 + tolerance) (a
 //    configuration in the band is one AMP would keep); for a removal the
