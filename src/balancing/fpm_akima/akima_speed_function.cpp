@@ -13,6 +13,7 @@ namespace flexmpi {
 
 std::vector<SpeedPoint> akima_knots(const std::vector<SpeedPoint>& points, double total) {
   std::vector<SpeedPoint> inside;
+  inside.reserve(points.size());
   for (const SpeedPoint& point : points) {
     if (point.size > 0.0 && point.size < total && point.speed > 0.0 && std::isfinite(point.speed)) {
       inside.push_back(point);
@@ -27,7 +28,9 @@ std::vector<SpeedPoint> akima_knots(const std::vector<SpeedPoint>& points, doubl
   if (inside.empty()) return {};
   const SpeedPoint first = inside.front();
   const SpeedPoint last = inside.back();
-  std::vector<SpeedPoint> knots = {{0.0, first.speed}};
+  std::vector<SpeedPoint> knots;
+  knots.reserve(inside.size() + 4);  // 0, a midpoint or two, n
+  knots.push_back({0.0, first.speed});
   if (inside.size() == 1) knots.push_back({first.size / 2.0, first.speed});
   knots.insert(knots.end(), inside.begin(), inside.end());
   if (inside.size() <= 2) knots.push_back({(last.size + total) / 2.0, last.speed});
@@ -46,6 +49,8 @@ AkimaSpeedFunction::AkimaSpeedFunction(const std::vector<SpeedPoint>& points, do
     throw Error(Errc::invalid_argument, "a speed function needs a measured point inside (0, n)");
   }
   double lowest = knots_.front().speed;
+  xs_.reserve(knots_.size());
+  ys_.reserve(knots_.size());
   for (const SpeedPoint& knot : knots_) {
     xs_.push_back(knot.size);
     ys_.push_back(knot.speed);

@@ -35,11 +35,13 @@ std::vector<double> solve_hybridsj(const TimeFunction& time, std::size_t p, doub
                                    const SolverOptions& options = {});
 
 /**
- * The same system by Newton's method exploiting the arrow shape of the
- * Jacobian (eq. 5: first row, first column and diagonal): each step is O(p)
- * instead of a dense factorisation, with a backtracking line search on
- * |F|^2 that keeps the sizes non-negative. For thousands of processes,
- * where the dense HYBRJ does not fit in time or memory.
+ * The same system for thousands of processes, where the dense HYBRJ does not
+ * fit in time or memory, by Newton's method on the arrow shape of the
+ * Jacobian (eq. 5: first row, first column and diagonal) with the diagonal
+ * block eliminated: for a common time T each size solves t_i(x_i) = T by a
+ * bracketed 1-D Newton, and Newton, bracketed too, solves sum_i x_i(T) = n.
+ * O(p) a step. Same convergence test as solve_hybridsj; stats.iterations
+ * counts the steps in T.
  */
 std::vector<double> solve_arrowhead_newton(const TimeFunction& time, std::size_t p, double n,
                                            const std::vector<double>& guess, FpmSolveStats& stats,
