@@ -80,6 +80,25 @@ TEST(AkimaSpeedFunction, PassesThroughThePointsWithAContinuousDerivative) {
   for (double x = 0.0; x <= 1000.0; x += 1.0) EXPECT_GT(f.speed(x), 0.0);
 }
 
+TEST(AkimaSpeedFunction, RefitIsTheFunctionOfTheNewPoints) {
+  // As many knots as before (in place), more knots, and a refusal that leaves
+  // the function as it was.
+  const Points first = {{100, 10}, {300, 9}, {450, 4}};
+  const Points same_count = {{150, 2}, {350, 3}, {500, 5}};
+  const Points more = {{100, 10}, {300, 9}, {450, 4}, {600, 3.5}, {800, 3.4}, {900, 1}};
+  AkimaSpeedFunction f(first, 1000);
+  for (const Points& points : {same_count, more, first}) {
+    f.refit(points, 1000);
+    const AkimaSpeedFunction fresh(points, 1000);
+    for (double x = 0.0; x <= 1000.0; x += 7.0) {
+      EXPECT_DOUBLE_EQ(f.speed(x), fresh.speed(x)) << x;
+      EXPECT_DOUBLE_EQ(f.time_derivative(x), fresh.time_derivative(x)) << x;
+    }
+  }
+  EXPECT_THROW(f.refit({{1000, 2}}, 1000), Error);
+  EXPECT_DOUBLE_EQ(f.speed(300.0), AkimaSpeedFunction(first, 1000).speed(300.0));
+}
+
 // ---- the system of eq. (2) --------------------------------------------------
 
 // s_0 = 1 everywhere; s_1(x) = 2 - 0.0002 x sampled every 500 units: the

@@ -33,6 +33,10 @@ class AkimaSpeedFunction {
   AkimaSpeedFunction& operator=(AkimaSpeedFunction&&) noexcept;
   ~AkimaSpeedFunction();
 
+  /// The function of other points (the same contract as the constructor),
+  /// reusing this one's buffers.
+  void refit(const std::vector<SpeedPoint>& points, double total);
+
   /// s(x); constant outside [0, total]. Never below a small positive floor,
   /// so that t = x / s stays finite where the spline would undershoot.
   [[nodiscard]] double speed(double x) const;

@@ -16,11 +16,17 @@ FpmPartitioner::Solution FpmAkimaPartitioner::solve(const SpeedHistory& history,
   const GslErrorsOff errors_off;  // evaluations too: a GSL error must not abort the application
   const std::size_t p = history.processes();
   const double n = history.total();
-  std::vector<AkimaSpeedFunction> speed;
-  speed.reserve(p);
-  for (std::size_t i = 0; i < p; ++i) speed.emplace_back(history.points(i), n);
+  // The splines of the last decision are refitted, not built anew (refit).
+  if (speeds_.size() > p) speeds_.erase(speeds_.begin() + static_cast<std::ptrdiff_t>(p), speeds_.end());
+  for (std::size_t i = 0; i < p; ++i) {
+    if (i < speeds_.size()) {
+      speeds_[i].refit(history.points(i), n);
+    } else {
+      speeds_.emplace_back(history.points(i), n);
+    }
+  }
   const TimeFunction time = [&](std::size_t i, double x, double& t, double& dt) {
-    speed[i].time_and_derivative(x, t, dt);
+    speeds_[i].time_and_derivative(x, t, dt);
   };
   auto run = [&](const std::vector<double>& guess) {
     return p <= dense_limit_ ? solve_hybridsj(time, p, n, guess, stats_, options_)

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "balancing/fpm/fpm_partitioner.hpp"
+#include "balancing/fpm_akima/akima_speed_function.hpp"
 #include "balancing/fpm_akima/balance_solver.hpp"
 
 namespace flexmpi {
@@ -32,6 +34,7 @@ class FpmAkimaPartitioner final : public FpmPartitioner {
  private:
   std::size_t dense_limit_;
   SolverOptions options_;
+  std::vector<AkimaSpeedFunction> speeds_;  ///< one per process, kept between decisions
 };
 
 }  // namespace flexmpi
