@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/settings.hpp"
 #include "core/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
@@ -121,8 +122,17 @@ void Runtime::start(int thread_level) {
 
 void Runtime::start_spawned(int thread_level) {
   ProcessManager::ParentJoin joined = ProcessManager::join_parents();
-  // Agreement on the runtime, built on the merged communicator.
+  // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.
   std::string failure;
+  try {
+    (void)load_config_from_environment();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (const std::optional<int> first = first_failing_rank(!failure.empty(), joined.merged)) {
+    ProcessManager::abandon_join(joined, failure, *first);
+  }
+  // Agreement on the runtime, built on the merged communicator.
   try {
     instance_ = new Runtime(thread_level, joined.merged,
                             joined.join.value("emulated_speeds", std::vector<double>{}));

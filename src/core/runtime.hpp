@@ -20,15 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "base/context.hpp"
+#include "base/row_block.hpp"
 #include "config/config.hpp"
 #include "core/adaptation_controller.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
-#include "core/row_block.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "monitoring/metric.hpp"
 #include "monitoring/monitor.hpp"
 #include "profiling/comm_profile.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 namespace flexmpi {
 
