@@ -2,11 +2,13 @@
 """Checks that no file of src/ includes a header from a layer above its own.
 
 The layers file lists the layers bottom first, one a line; a layer names one
-or more path prefixes below src/ (a folder, or a file without its ending).
+or more folders below src/ (an entry may also be a file without its ending,
+for a file that must sit apart from its folder; the tree needs none today).
 A file belongs to the entry with the longest matching prefix. It may include
-headers of its own entry and of any entry on a lower line; anything else is
-a violation, printed as file:line. Headers outside src/ (the public
-include/flexmpi, system and library headers) are not checked.
+headers of its own entry and of any entry on a lower line, so entries of one
+line do not include each other; anything else is a violation, printed as
+file:line. Headers outside src/ (the public include/flexmpi, system and
+library headers) are not checked.
 
     python3 scripts/check_layering.py scripts/layers.txt src
 """
@@ -18,9 +20,14 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
 def read_layers(path):
+    """Each entry's layer, numbered from 1 at the bottom (comments and blank lines skipped)."""
     entries = {}
-    for number, line in enumerate(pathlib.Path(path).read_text().splitlines()):
+    number = 0
+    for line in pathlib.Path(path).read_text().splitlines():
         line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        number += 1
         for prefix in line.split():
             entries[prefix.rstrip("/")] = number
     return entries

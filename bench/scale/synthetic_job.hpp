@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "balancing/partitioner.hpp"
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "model/comm_model.hpp"
 #include "model/machine_profile.hpp"
 #include "monitoring/interval.hpp"

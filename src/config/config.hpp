@@ -1,6 +1,7 @@
-// Runtime configuration: every FLEXMPI_* setting of SPEC section 4, declared
-// once (name, flexrun option, default, what is accepted, help) in a single
-// table that the parser, the `flexrun` launcher and the help text all read.
+// The runtime configuration: the typed value of every FLEXMPI_* setting of
+// SPEC section 4, as every component reads it. The loader that fills it,
+// core/settings, validates names against the strategies' registries and so
+// sits above them.
 #pragma once
 
 #include <functional>
@@ -10,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/decomposition_state.hpp"
+#include "base/amp_constraint.hpp"
+#include "base/scheduled_action.hpp"
+#include "base/workload_model.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
-#include "policies/planner/malleability_planner.hpp"
-#include "policies/schedule.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/node_classes.hpp"
 #include "scheduler/scheduler.hpp"
@@ -82,38 +83,5 @@ struct Config {
   /// the warning when it happens.
   bool output_errors_fail = true;
 };
-
-/// One setting: its environment variable, its flexrun option and how to read it.
-struct SettingDescriptor {
-  std::string_view variable;      ///< e.g. "FLEXMPI_SAMPLING_INTERVAL"
-  std::string_view option;        ///< flexrun long option, e.g. "sampling-interval"
-  std::string_view default_text;  ///< shown in help
-  std::string_view accepted;      ///< what a valid value looks like, for error messages
-  std::string_view help;          ///< one line
-  std::function<void(Config&, std::string_view)>
-      apply;  ///< parses into Config; throws on bad value
-};
-
-/// The table of all settings, in documentation order.
-const std::vector<SettingDescriptor>& settings();
-
-/// Looks up a variable's value; returns nullptr when it is not set.
-using EnvLookup = std::function<const char*(const char*)>;
-
-/// Parses one setting's value into `config`; Error(bad_config) naming the
-/// variable, the value and what is accepted otherwise. Settings that depend
-/// on each other are checked by load_config, once all are read.
-void apply_setting(Config& config, const SettingDescriptor& setting, std::string_view value);
-
-/**
- * Reads every setting through `lookup` and validates it. `names_in_environment`
- * lists the FLEXMPI_* names present, so that a misspelt variable is an error
- * rather than silently ignored. Throws Error(Errc::bad_config) naming the
- * variable, the value and what is accepted, or the settings that do not go together.
- */
-Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment);
-
-/// load_config over the process environment.
-Config load_config_from_environment();
 
 }  // namespace flexmpi

@@ -10,11 +10,11 @@
 #include <utility>
 
 #include "balancing/partitioner.hpp"
+#include "base/context.hpp"
 #include "config/config.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "monitoring/monitor.hpp"
+#include "redistribution/decomposition_state.hpp"
 #include "util/agreement.hpp"
 #include "util/clock.hpp"
 #include "util/collective_watchdog.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "model/interval_forecaster.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"

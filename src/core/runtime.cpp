@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/settings.hpp"
 #include "core/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
@@ -34,15 +35,15 @@ std::string requested_profile_destination(const std::string& report, bool api_us
 }  // namespace
 
 Runtime& Runtime::get() {
-  if (instance_ == nullptr) {
+  if (active_ == nullptr) {
     throw Error(Errc::bad_state, "flexmpi is not initialised: call MPI_Init first");
   }
-  return *instance_;
+  return *instance();
 }
 
 Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& emulated_speeds)
-    : config_(load_config_from_environment()),
-      comm_profile_(thread_level == MPI_THREAD_MULTIPLE),
+    : InterpositionHooks(thread_level == MPI_THREAD_MULTIPLE),
+      config_(load_config_from_environment()),
       start_wall_(wall_seconds()) {
   context_ = std::make_unique<Context>(config_.log_level, world);
   state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
@@ -73,6 +74,7 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
   monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_,
                                        emulator_->active() ? emulator_.get() : nullptr,
                                        config_.sampling_interval, config_.partitioner == "drum");
+  call_monitor_ = monitor_.get();
   controller_ = std::make_unique<AdaptationController>(config_, *context_, *state_, *monitor_,
                                                        std::string(metric_->name()));
   processes_ = std::make_unique<ProcessManager>(config_, *context_, *state_, *controller_,
@@ -91,8 +93,14 @@ Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& em
   }
 }
 
-// Members go in reverse declaration order: users before what they use.
-Runtime::~Runtime() = default;
+// Members go in reverse declaration order: users before what they use. The
+// PMPI wrappers stop telling the monitor just before it goes.
+Runtime::~Runtime() {
+  ull_calibrator_.reset();
+  processes_.reset();
+  controller_.reset();
+  call_monitor_ = nullptr;
+}
 
 void Runtime::start(int thread_level) {
   // A process started by XMPI_Spawn first joins its parents (thesis Alg. 1).
@@ -102,7 +110,7 @@ void Runtime::start(int thread_level) {
   }
   std::string failure;
   try {
-    instance_ = new Runtime(thread_level);
+    active_ = new Runtime(thread_level);
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -113,56 +121,65 @@ void Runtime::start(int thread_level) {
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (world_rank == *first) std::fprintf(stderr, "flexmpi: %s\n", failure.c_str());
-  delete instance_;
-  instance_ = nullptr;
+  delete instance();
+  active_ = nullptr;
   PMPI_Finalize();
   std::exit(EXIT_FAILURE);
 }
 
 void Runtime::start_spawned(int thread_level) {
   ProcessManager::ParentJoin joined = ProcessManager::join_parents();
-  // Agreement on the runtime, built on the merged communicator.
+  // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.
   std::string failure;
   try {
-    instance_ = new Runtime(thread_level, joined.merged,
-                            joined.join.value("emulated_speeds", std::vector<double>{}));
+    (void)load_config_from_environment();
   } catch (const std::exception& e) {
     failure = e.what();
   }
   if (const std::optional<int> first = first_failing_rank(!failure.empty(), joined.merged)) {
-    delete instance_;
-    instance_ = nullptr;
     ProcessManager::abandon_join(joined, failure, *first);
   }
-  instance_->processes_->finish_join(joined);
+  // Agreement on the runtime, built on the merged communicator.
+  try {
+    active_ = new Runtime(thread_level, joined.merged,
+                          joined.join.value("emulated_speeds", std::vector<double>{}));
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (const std::optional<int> first = first_failing_rank(!failure.empty(), joined.merged)) {
+    delete instance();
+    active_ = nullptr;
+    ProcessManager::abandon_join(joined, failure, *first);
+  }
+  instance()->processes_->finish_join(joined);
 }
 
 void Runtime::abandon() noexcept {
-  delete instance_;  // frees the current communicators
-  instance_ = nullptr;
+  delete instance();  // frees the current communicators
+  active_ = nullptr;
   PMPI_Finalize();
   std::exit(EXIT_SUCCESS);
 }
 
 bool Runtime::stop() noexcept {
-  if (instance_ == nullptr) return false;
+  if (active_ == nullptr) return false;
   bool intact = false;
   try {
-    intact = instance_->controller_->finish_trace();
+    intact = instance()->controller_->finish_trace();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "flexmpi: writing the trace: %s\n", e.what());
   }
-  intact = instance_->write_profile() && intact;
-  const bool fail = !intact && instance_->config_.output_errors_fail;
+  intact = instance()->write_profile() && intact;
+  const bool fail = !intact && instance()->config_.output_errors_fail;
   if (fail) {
     std::fprintf(stderr,
                  "flexmpi: rank %d lost output (see above): exit status %d "
                  "(FLEXMPI_OUTPUT_ERRORS=warn keeps the program's own)\n",
-                 instance_->rank(), kOutputLostStatus);
+                 instance()->rank(), kOutputLostStatus);
   }
-  instance_->processes_->end_job_if_spawn_failed();
-  delete instance_;
-  instance_ = nullptr;
+  instance()->processes_->end_job_if_spawn_failed();
+  delete instance();
+  active_ = nullptr;
   return fail;
 }
 
@@ -204,5 +221,9 @@ bool Runtime::write_profile() noexcept {
     return false;
   }
 }
+
+void start_runtime(int thread_level) { Runtime::start(thread_level); }
+
+bool stop_runtime() noexcept { return Runtime::stop(); }
 
 }  // namespace flexmpi

@@ -7,8 +7,10 @@
 //   AdaptationController the per-interval loop: exchange -> policy -> redistribution -> trace
 //   ProcessManager      spawn and remove (thesis 4.3), through the controller's hooks
 //
-// It is the only global state of the library besides the XMPI_COMM_WORLD
-// handle the C API requires.
+// The PMPI wrappers reach it as its base, InterpositionHooks
+// (interposition/hooks.hpp): the profile, the monitor's MPI-call hooks, and
+// the pointer to the running runtime, which is the only global state of the
+// library besides the XMPI_COMM_WORLD handle the C API requires.
 #pragma once
 
 #include <mpi.h>
@@ -20,32 +22,32 @@
 #include <string>
 #include <vector>
 
+#include "base/context.hpp"
+#include "base/row_block.hpp"
 #include "config/config.hpp"
 #include "core/adaptation_controller.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
-#include "core/row_block.hpp"
 #include "emulation/speed_emulator.hpp"
+#include "interposition/hooks.hpp"
 #include "monitoring/metric.hpp"
 #include "monitoring/monitor.hpp"
-#include "profiling/comm_profile.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 namespace flexmpi {
 
 class ProcessManager;
 class UllCalibrator;
 
-class Runtime {
+class Runtime : public InterpositionHooks {
  public:
   /// The runtime, or nullptr outside MPI_Init ... MPI_Finalize.
-  static Runtime* instance() noexcept { return instance_; }
+  static Runtime* instance() noexcept { return static_cast<Runtime*>(active_); }
   /// The runtime; throws Error(bad_state) if MPI (and flexmpi) is not initialised.
   static Runtime& get();
 
-  /// Called by the MPI_Init wrappers after PMPI_Init. Every process calls
+  /// Called by the MPI_Init wrappers after PMPI_Init (start_runtime). Every process calls
   /// it; if any fails, all of them stop with the first failure's message.
   static void start(int thread_level);
-  /// Called by the MPI_Finalize wrapper before PMPI_Finalize. Returns whether
+  /// Called by the MPI_Finalize wrapper before PMPI_Finalize (stop_runtime). Returns whether
   /// this process lost output (trace, report) and must exit with
   /// kOutputLostStatus after PMPI_Finalize (FLEXMPI_OUTPUT_ERRORS=fail).
   [[nodiscard]] static bool stop() noexcept;
@@ -59,16 +61,7 @@ class Runtime {
   [[nodiscard]] int size() const { return context_->size(); }
   /// Private duplicate of the world communicator for the library's own messages.
   [[nodiscard]] MPI_Comm library_comm() const { return context_->library_comm(); }
-  CommProfile& comm_profile() { return comm_profile_; }
   Monitor& monitor() { return *monitor_; }
-  /// The application enters an MPI call (PMPI wrappers; Monitor::before_communication).
-  void before_mpi_call() {
-    if (monitor_) monitor_->before_communication();
-  }
-  /// The PMPI wrappers: the application's MPI call returns.
-  void after_mpi_call() {
-    if (monitor_) monitor_->after_communication();
-  }
   /// This process's emulated speed (SPEC section 6); inactive at full speed.
   SpeedEmulator& emulator() { return *emulator_; }
   spdlog::logger& log() { return context_->log(); }
@@ -109,11 +102,9 @@ class Runtime {
   /// Whether the profile, if one is wanted, was written whole.
   bool write_profile() noexcept;
 
-  static inline Runtime* instance_ = nullptr;
-
   // Declared so that each component is destroyed before what it refers to.
+  // The CommProfile is the base's, destroyed last.
   Config config_;
-  CommProfile comm_profile_;
   double start_wall_ = 0.0;
   std::unique_ptr<Context> context_;
   std::unique_ptr<DecompositionState> state_;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 
 namespace flexmpi {
 

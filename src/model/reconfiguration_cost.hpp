@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"  // Scheme
 #include "model/comm_model.hpp"
 #include "model/machine_profile.hpp"

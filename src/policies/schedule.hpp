@@ -13,16 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace flexmpi {
+#include "base/scheduled_action.hpp"
 
-/// One line of a schedule.
-struct ScheduledAction {
-  long long iteration = 0;  ///< carried out at the first sampling interval ending at or after it
-  bool spawn = true;        ///< spawn, else remove
-  int count = 0;            ///< processes
-  std::string node_class;   ///< procType of the hostfile; empty: any
-  friend bool operator==(const ScheduledAction&, const ScheduledAction&) = default;
-};
+namespace flexmpi {
 
 /// The actions of `text` in iteration order; Error(bad_config) naming the
 /// line and what was expected otherwise. `source` names the file in messages.

@@ -2,11 +2,11 @@
 // the application to a new set of processing elements.
 #include <algorithm>
 
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
+#include "base/context.hpp"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"
 #include "process/process_manager.hpp"
+#include "redistribution/decomposition_state.hpp"
 #include "util/clock.hpp"
 
 namespace flexmpi {

@@ -2,8 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "config/config.hpp"
-#include "core/context.hpp"
+#include "base/context.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"
@@ -48,16 +47,6 @@ ProcessManager::ParentJoin ProcessManager::join_parents() {
   }
   joined.join = broadcast_json(json(), 0, joined.merged);
   apply_environment(joined.join["env"]);
-  // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.
-  std::string failure;
-  try {
-    (void)load_config_from_environment();
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
-  if (auto first = first_failing_rank(!failure.empty(), joined.merged)) {
-    abandon_join(joined, failure, *first);
-  }
   return joined;
 }
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 
 namespace flexmpi::launch {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "base/context.hpp"
 #include "config/config.hpp"
-#include "core/context.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"

@@ -74,7 +74,7 @@
 #include <string>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"
 #include "process/reconfiguration_hooks.hpp"
 #include "resources/resource_manager.hpp"
@@ -147,8 +147,8 @@ class ProcessManager {
     nlohmann::json join;              ///< settings, decomposition, spawns left
   };
   /// MPI_Init of a spawned process, before its runtime exists: joins the
-  /// parents, takes their FLEXMPI_* settings and agrees on them (a process
-  /// whose settings fail ends here, with all the new ones).
+  /// parents and takes their FLEXMPI_* settings (the runtime then agrees on
+  /// them: a process whose settings fail ends with all the new ones).
   static ParentJoin join_parents();
   /// Ends every new process of a join that failed (collective over the
   /// merged communicator); the lowest failing rank prints `failure`.

@@ -4,12 +4,12 @@
 #include <utility>
 
 #include "balancing/partitioner.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
+#include "base/context.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"
 #include "process/process_manager.hpp"
+#include "redistribution/decomposition_state.hpp"
 #include "util/clock.hpp"
 
 namespace flexmpi {

@@ -9,12 +9,12 @@
 #include <utility>
 
 #include "balancing/partitioner.hpp"
+#include "base/context.hpp"
 #include "config/config.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"
 #include "process/process_manager.hpp"
+#include "redistribution/decomposition_state.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/node_classes.hpp"
 #include "util/clock.hpp"

@@ -3,13 +3,13 @@
 #include <optional>
 #include <utility>
 
+#include "base/context.hpp"
 #include "config/config.hpp"
-#include "core/context.hpp"
-#include "core/decomposition_state.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"
 #include "process/process_manager.hpp"
+#include "redistribution/decomposition_state.hpp"
 #include "util/agreement.hpp"
 #include "util/clock.hpp"
 

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "redistribution/transfer_plan.hpp"
 
 namespace flexmpi::redistribution {

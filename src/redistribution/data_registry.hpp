@@ -58,7 +58,7 @@
 #include <string>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
 
 namespace flexmpi {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 
 namespace flexmpi {
 

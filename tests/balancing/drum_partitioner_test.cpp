@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "base/host_id.hpp"
 #include "machine/machine_xml.hpp"
-#include "util/host_id.hpp"
 
 namespace flexmpi {
 namespace {

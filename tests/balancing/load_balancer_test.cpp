@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/interval_reports.hpp"
+#include "flexmpi/error.hpp"
 
 namespace flexmpi {
 namespace {

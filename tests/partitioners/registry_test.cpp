@@ -7,7 +7,7 @@
 #include "../support/interval_reports.hpp"
 #include "balancing/fpm/fpm_partitioner.hpp"
 #include "balancing/load_balancer.hpp"
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 

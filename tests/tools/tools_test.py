@@ -574,7 +574,7 @@ def readme_settings(args):
             print(f"updated {reference}")
             return
         raise Failure("docs/reference/settings.md's settings table differs from `flexrun "
-                      "--settings-table` (the table in src/config/settings.cpp changed). "
+                      "--settings-table` (the table in src/core/settings.cpp changed). "
                       "Regenerate it with: python3 tests/tools/tools_test.py --flexrun "
                       "build/tools/flexrun --source-dir . --update readme-settings")
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 #include "model/machine_profile.hpp"
 #include "model/reconfiguration_cost.hpp"

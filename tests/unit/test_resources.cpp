@@ -8,7 +8,7 @@
 #include <fstream>
 #include <map>
 
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 #include "resources/node_classes.hpp"
 #include "resources/resource_manager.hpp"

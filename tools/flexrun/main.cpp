@@ -3,7 +3,7 @@
 //   flexrun -n 4 --policy=amp --goal=0.75 --constraint=cost --hostfile=cluster.txt ./app args...
 //
 // Every FLEXMPI_* setting of the library's one settings table
-// (src/config/settings.cpp) is a long option here: names, defaults, help and
+// (src/core/settings.cpp) is a long option here: names, defaults, help and
 // validation all come from that table, so flexrun can never accept a value
 // the library would reject at MPI_Init. Values are checked before anything
 // is launched; then mpiexec is exec'ed with the settings in its environment.
@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "config/config.hpp"
+#include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 #include "launch.hpp"
 #include "resources/slurm_resources.hpp"

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "balancing/rcp/rcp_partitioner.hpp"
+#include "base/host_id.hpp"
 #include "flexmpi/error.hpp"
 #include "machine/machine_model.hpp"
 #include "machine/machine_xml.hpp"
 #include "machine/powers.hpp"
-#include "util/host_id.hpp"
 
 namespace flexmpi {
 namespace {

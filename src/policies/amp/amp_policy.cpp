@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "config/config.hpp"
-#include "core/decomposition_state.hpp"
 #include "flexmpi/error.hpp"
 #include "model/computation_model.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 namespace flexmpi {
 namespace {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "config/config.hpp"
-#include "core/decomposition_state.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 namespace flexmpi {
 

@@ -1,6 +1,6 @@
 #include "policies/lb/lb_policy.hpp"
 
-#include "core/decomposition_state.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 namespace flexmpi {
 

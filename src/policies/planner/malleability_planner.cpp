@@ -62,18 +62,6 @@ void to_json(nlohmann::json& json, const MalleabilityDecision& decision) {
           {"considered", decision.considered}};
 }
 
-std::string_view to_string(AmpConstraint constraint) {
-  switch (constraint) {
-    case AmpConstraint::efficiency:
-      return "efficiency";
-    case AmpConstraint::cost:
-      return "cost";
-    case AmpConstraint::energy:
-      return "energy";
-  }
-  return "unknown";
-}
-
 MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
                                const PredictRemaining& predict) {
   validate_offers(offers, "HPMP");
@@ -219,15 +207,6 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
   }
   take_best_effort(offers, goal, predict, fastest_spawn, band, decision);
   return decision;
-}
-
-AmpConstraint parse_amp_constraint(std::string_view text) {
-  for (const AmpConstraint c :
-       {AmpConstraint::efficiency, AmpConstraint::cost, AmpConstraint::energy}) {
-    if (to_string(c) == text) return c;
-  }
-  throw Error(Errc::bad_config, "FLEXMPI_CONSTRAINT='" + std::string(text) +
-                                    "' is invalid: expected one of efficiency, cost, energy");
 }
 
 }  // namespace flexmpi

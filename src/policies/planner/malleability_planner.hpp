@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/amp_constraint.hpp"
+
 namespace flexmpi {
 
 /// One node class as the job sees it (hostfile `hostname:procType:numPE[:cost]`, thesis 5.4.3).
@@ -72,12 +74,6 @@ void to_json(nlohmann::json& json, const MalleabilityDecision& decision);
 /// offers, an empty callback or a prediction that is not finite and >= 0.
 MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
                                const PredictRemaining& predict);
-
-/// The AMP constraint (FLEXMPI_CONSTRAINT): what the change minimises.
-enum class AmpConstraint { efficiency, cost, energy };
-[[nodiscard]] std::string_view to_string(AmpConstraint constraint);
-/// FLEXMPI_CONSTRAINT's value as the planner's constraint; Error(bad_config) otherwise.
-[[nodiscard]] AmpConstraint parse_amp_constraint(std::string_view text);
 
 /// The AMP goal for the remaining run.
 struct AmpGoal {

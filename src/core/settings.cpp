@@ -1,3 +1,5 @@
+#include "core/settings.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -6,13 +8,13 @@
 #include <stdexcept>
 
 #include "balancing/partitioner.hpp"
-#include "config/config.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "machine/machine_xml.hpp"
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "policies/policy.hpp"
+#include "policies/schedule.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/resource_manager.hpp"
 #include "util/text_file.hpp"

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "core/runtime.hpp"
+#include "interposition/hooks.hpp"
 #include "profiling/comm_profile.hpp"
 
 namespace flexmpi {
@@ -215,7 +215,7 @@ Bytes alltoallv_bytes(const CommShape& shape, const void* sendbuf, const int sen
 // The one wrapper body: time the PMPI call, then count what it moved.
 template <class Call, class Count>
 int profiled(MpiOp op, MPI_Comm comm, Call&& call, Count&& count) {
-  Runtime* runtime = Runtime::instance();
+  InterpositionHooks* runtime = InterpositionHooks::active();
   if (runtime == nullptr) return call();
   // Before the timer: a wait the emulation adds to the stretch of
   // computation that ends here is computation, not MPI time.

@@ -1,4 +1,4 @@
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
 
 #include "flexmpi/error.hpp"
 

@@ -9,20 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/row_block.hpp"
+#include "base/row_block.hpp"
+#include "base/workload_model.hpp"
 #include "redistribution/data_registry.hpp"
 
 namespace flexmpi {
 
 class Context;
-
-/// What a unit of work is (FLEXMPI_LB_MODEL, SPEC section 2).
-enum class WorkloadModel { count, nnz, weight };
-
-/// The model named by a FLEXMPI_LB_MODEL value; Error(bad_config) otherwise.
-[[nodiscard]] WorkloadModel parse_workload_model(std::string_view name);
-/// The FLEXMPI_LB_MODEL name of `model`.
-[[nodiscard]] std::string_view to_string(WorkloadModel model);
 
 class DecompositionState {
  public:

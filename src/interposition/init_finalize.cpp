@@ -5,23 +5,23 @@
 
 #include <cstdlib>
 
-#include "core/runtime.hpp"
+#include "interposition/hooks.hpp"
 #include "util/output_file.hpp"
 
 extern "C" int MPI_Init(int* argc, char*** argv) {
   const int code = PMPI_Init(argc, argv);
-  if (code == MPI_SUCCESS) flexmpi::Runtime::start(MPI_THREAD_SINGLE);
+  if (code == MPI_SUCCESS) flexmpi::start_runtime(MPI_THREAD_SINGLE);
   return code;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int code = PMPI_Init_thread(argc, argv, required, provided);
-  if (code == MPI_SUCCESS) flexmpi::Runtime::start(*provided);
+  if (code == MPI_SUCCESS) flexmpi::start_runtime(*provided);
   return code;
 }
 
 extern "C" int MPI_Finalize(void) {
-  const bool output_lost = flexmpi::Runtime::stop();
+  const bool output_lost = flexmpi::stop_runtime();
   const int code = PMPI_Finalize();
   // The exit status says the trace or report is incomplete: a status of 0
   // would let a script take the partial output for the run's.

@@ -1,4 +1,4 @@
-#include "core/context.hpp"
+#include "base/context.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <unistd.h>
@@ -8,9 +8,9 @@
 #include <functional>
 #include <string_view>
 
+#include "base/host_id.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
-#include "util/host_id.hpp"
 
 extern "C" {
 MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;

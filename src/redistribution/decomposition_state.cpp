@@ -1,33 +1,13 @@
-#include "core/decomposition_state.hpp"
+#include "redistribution/decomposition_state.hpp"
 
 #include <array>
 #include <numeric>
 #include <string>
 
-#include "core/context.hpp"
+#include "base/context.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {
-
-WorkloadModel parse_workload_model(std::string_view name) {
-  if (name == "count") return WorkloadModel::count;
-  if (name == "nnz") return WorkloadModel::nnz;
-  if (name == "weight") return WorkloadModel::weight;
-  throw Error(Errc::bad_config,
-              "FLEXMPI_LB_MODEL=" + std::string(name) + ": expected count, nnz or weight");
-}
-
-std::string_view to_string(WorkloadModel model) {
-  switch (model) {
-    case WorkloadModel::count:
-      return "count";
-    case WorkloadModel::nnz:
-      return "nnz";
-    case WorkloadModel::weight:
-      return "weight";
-  }
-  return "?";
-}
 
 DecompositionState::DecompositionState(const Context& context, WorkloadModel model)
     : context_(context), model_(model) {}

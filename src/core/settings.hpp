@@ -1,0 +1,50 @@
+// The settings loader: every FLEXMPI_* setting of SPEC section 4, declared
+// once (name, flexrun option, default, what is accepted, help) in a single
+// table that the parser, the `flexrun` launcher and the help text all read.
+// It fills the Config record (config/config.hpp) and checks names against the
+// strategies' registries, so it sits with the composition root.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+
+namespace flexmpi {
+
+/// One setting: its environment variable, its flexrun option and how to read it.
+struct SettingDescriptor {
+  std::string_view variable;      ///< e.g. "FLEXMPI_SAMPLING_INTERVAL"
+  std::string_view option;        ///< flexrun long option, e.g. "sampling-interval"
+  std::string_view default_text;  ///< shown in help
+  std::string_view accepted;      ///< what a valid value looks like, for error messages
+  std::string_view help;          ///< one line
+  std::function<void(Config&, std::string_view)>
+      apply;  ///< parses into Config; throws on bad value
+};
+
+/// The table of all settings, in documentation order.
+const std::vector<SettingDescriptor>& settings();
+
+/// Looks up a variable's value; returns nullptr when it is not set.
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// Parses one setting's value into `config`; Error(bad_config) naming the
+/// variable, the value and what is accepted otherwise. Settings that depend
+/// on each other are checked by load_config, once all are read.
+void apply_setting(Config& config, const SettingDescriptor& setting, std::string_view value);
+
+/**
+ * Reads every setting through `lookup` and validates it. `names_in_environment`
+ * lists the FLEXMPI_* names present, so that a misspelt variable is an error
+ * rather than silently ignored. Throws Error(Errc::bad_config) naming the
+ * variable, the value and what is accepted, or the settings that do not go together.
+ */
+Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment);
+
+/// load_config over the process environment.
+Config load_config_from_environment();
+
+}  // namespace flexmpi
