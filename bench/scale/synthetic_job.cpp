@@ -118,6 +118,9 @@ PartitionInput SyntheticJob::partition_input(const IntervalReport& report,
   input.global_size = global_rows();
   input.current = blocks;
   const Config defaults;
+  // DRUM's extra input as LoadBalancer::drum_input sets it from the default
+  // FLEXMPI_DRUM_COMM_WEIGHT (filled for every partitioner: the others ignore it).
+  DrumInput& drum = input.drum.emplace();
   for (const ProcessInterval& p : report.processes) {
     const double time = p.effective_computation(defaults.dedicated_threshold);
     input.computation_time.push_back(time);
@@ -126,15 +129,14 @@ PartitionInput SyntheticJob::partition_input(const IntervalReport& report,
     input.cpu_time.push_back(p.cpu);
     input.speed.push_back(time > 0.0 ? p.metric / time : 0.0);
     input.work.push_back(p.metric / p.iterations);
-    input.host_id.push_back(p.host_id);
-    input.node_cores.push_back(p.node_cores);
-    input.node_idle_cpus.push_back(p.node_idle_cpus);
-    input.node_communication_power.push_back(p.node_communication_power);
-    input.node_caf.push_back(p.node_caf);
+    drum.host_id.push_back(p.host_id);
+    drum.node_cores.push_back(p.node_cores);
+    drum.node_idle_cpus.push_back(p.node_idle_cpus);
+    drum.node_communication_power.push_back(p.node_communication_power);
+    drum.node_caf.push_back(p.node_caf);
   }
-  // As LoadBalancer sets them from the default FLEXMPI_DRUM_COMM_WEIGHT.
-  input.communication_weight = defaults.drum_communication_weight.value_or(0.0);
-  input.communication_weight_from_caf = !defaults.drum_communication_weight.has_value();
+  drum.communication_weight = defaults.drum_communication_weight.value_or(0.0);
+  drum.communication_weight_from_caf = !defaults.drum_communication_weight.has_value();
   return input;
 }
 

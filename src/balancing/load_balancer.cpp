@@ -129,6 +129,21 @@ LoadBalancer::LoadBalancer(const Config& config)
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
       partitioner_(make_partitioner(config.partitioner)) {}
 
+DrumInput LoadBalancer::drum_input(const IntervalReport& latest) const {
+  DrumInput drum;
+  for (const ProcessInterval& now : latest.processes) {
+    drum.host_id.push_back(now.host_id);
+    drum.node_cores.push_back(now.node_cores);
+    drum.node_idle_cpus.push_back(now.node_idle_cpus);
+    drum.node_communication_power.push_back(now.node_communication_power);
+    drum.node_caf.push_back(now.node_caf);
+  }
+  drum.communication_weight = communication_weight_.value_or(0.0);
+  drum.communication_weight_from_caf = !communication_weight_.has_value();
+  drum.machine_topology = machine_topology_;
+  return drum;
+}
+
 PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
   // Per process, the median over the evidence window of the time per
   // iteration that the latest interval's work takes at each interval's speed
@@ -168,15 +183,8 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
     // on a shared PE of the share of it the process got.
     input.speed.push_back(time > 0.0 ? now.metric / time : 0.0);
     input.work.push_back(iterations > 0 ? now.metric / iterations : 0.0);
-    input.host_id.push_back(now.host_id);
-    input.node_cores.push_back(now.node_cores);
-    input.node_idle_cpus.push_back(now.node_idle_cpus);
-    input.node_communication_power.push_back(now.node_communication_power);
-    input.node_caf.push_back(now.node_caf);
   }
-  input.communication_weight = communication_weight_.value_or(0.0);
-  input.communication_weight_from_caf = !communication_weight_.has_value();
-  input.machine_topology = machine_topology_;
+  if (partitioner_->reads_drum_input()) input.drum = drum_input(latest);
   return input;
 }
 

@@ -154,6 +154,8 @@ class LoadBalancer {
  private:
   /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
+  /// The drum partitioner's extra input: the nodes of `latest` and FLEXMPI_DRUM_*.
+  [[nodiscard]] DrumInput drum_input(const IntervalReport& latest) const;
   /// Alg. 5's verdict on the interval and the confirmations it has, the
   /// interval remembered as evidence; the blocks stay as they are.
   BalanceDecision judge(const IntervalReport& report, const Situation& situation);

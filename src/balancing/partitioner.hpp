@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,29 @@
 
 namespace flexmpi {
 
-/// Everything a partitioner may use, for one balancing decision.
+/// DRUM's extra input (DRUM thesis 3.1.2): per process, what monitoring
+/// measured of its node, and FLEXMPI_DRUM_*'s settings.
+struct DrumInput {
+  /// Per process: its node (a hash of the node's name: equal on one node),
+  /// the node's cores, and how many of the node's CPUs stood idle in the
+  /// interval (ProcessInterval::node_idle_cpus); empty if unknown.
+  std::vector<double> host_id;
+  std::vector<double> node_cores;
+  std::vector<double> node_idle_cpus;
+  /// Per process: its node's communication power c_n (negative: unknown) and
+  /// CAF_n over the interval (ProcessInterval); empty if unknown.
+  std::vector<double> node_communication_power;
+  std::vector<double> node_caf;
+  /// The communication weight w_comm (FLEXMPI_DRUM_COMM_WEIGHT): a fixed
+  /// weight in [0, 1], or, when `communication_weight_from_caf`, each node's
+  /// 1 − 1/(1 + CAF_n). 0: processing power only.
+  double communication_weight = 0.0;
+  bool communication_weight_from_caf = false;
+  /// The machine model (FLEXMPI_DRUM_TOPOLOGY): an XML file; empty: flat.
+  std::string machine_topology;
+};
+
+/// What every partitioner reads, for one balancing decision.
 struct PartitionInput {
   std::int64_t global_size = 0;  ///< rows of the decomposition
   Decomposition current;         ///< blocks now, one per process
@@ -36,23 +59,9 @@ struct PartitionInput {
   std::vector<double> cpu_time;
   /// Workload of every global row for the nnz/weight models; empty: every row costs 1.
   std::vector<double> row_work;
-  /// Per process: its node (a hash of the node's name: equal on one node),
-  /// the node's cores, and how many of the node's CPUs stood idle in the
-  /// interval (ProcessInterval::node_idle_cpus); empty if unknown.
-  std::vector<double> host_id;
-  std::vector<double> node_cores;
-  std::vector<double> node_idle_cpus;
-  /// Per process: its node's communication power c_n (negative: unknown) and
-  /// CAF_n over the interval (ProcessInterval); empty if unknown.
-  std::vector<double> node_communication_power;
-  std::vector<double> node_caf;
-  /// DRUM's communication weight w_comm (FLEXMPI_DRUM_COMM_WEIGHT): a fixed
-  /// weight in [0, 1], or, when `communication_weight_from_caf`, each node's
-  /// 1 − 1/(1 + CAF_n). 0: processing power only.
-  double communication_weight = 0.0;
-  bool communication_weight_from_caf = false;
-  /// DRUM's machine model (FLEXMPI_DRUM_TOPOLOGY): an XML file; empty: flat.
-  std::string machine_topology;
+  /// What only the drum partitioner reads: filled by the balancer for a
+  /// partitioner that asks for it (Partitioner::reads_drum_input), else none.
+  std::optional<DrumInput> drum;
 };
 
 struct PartitionResult {
@@ -74,6 +83,8 @@ class Partitioner {
   [[nodiscard]] virtual bool targets_unequal_times(const PartitionInput& /*input*/) const {
     return false;
   }
+  /// True for a partitioner that reads PartitionInput::drum.
+  [[nodiscard]] virtual bool reads_drum_input() const { return false; }
   /// Forgets what earlier calls learnt (e.g. a history of measurements):
   /// called when the set of processes changes. Stateless partitioners ignore it.
   virtual void reset() {}

@@ -2,7 +2,6 @@
 #include "model/interval_predictor.hpp"
 
 #include <cmath>
-#include <span>
 #include <string>
 #include <utility>
 
@@ -20,13 +19,27 @@ namespace {
 
 }  // namespace
 
+PredictedInterval predict_interval(const IntervalTerms& terms) {
+  PredictedInterval t;
+  t.computation = computation_time(terms.work, terms.speeds).slowest;
+  if (terms.communication != nullptr) {
+    t.communication = terms.lambda * terms.communication->per_iteration(terms.processes);
+  }
+  t.reconfiguration = terms.reconfiguration;
+  t.redistribution = terms.redistribution;
+  return t;
+}
+
 IntervalPredictor::IntervalPredictor(const MachineProfile& profile, MpiLibrary library,
                                      CurrentState state)
     : profile_(profile),
-      library_(library),
       state_(std::move(state)),
-      link_(profile.link(state_.across_nodes)),
-      fits_(profile.fits_for(library)) {
+      communication_{std::move(state_.comm),
+                     static_cast<int>(state_.rows.size()),
+                     1,
+                     library,
+                     profile.link(state_.across_nodes),
+                     profile.fits_for(library)} {
   if (state_.work.empty() || state_.work.size() != state_.rows.size()) {
     invalid("expected one measured work per block of the current partition, got " +
             std::to_string(state_.work.size()) + " and " + std::to_string(state_.rows.size()));
@@ -34,7 +47,8 @@ IntervalPredictor::IntervalPredictor(const MachineProfile& profile, MpiLibrary l
   if (!(state_.lambda >= 0.0) || !(state_.next_work >= 0.0) || !std::isfinite(state_.next_work)) {
     invalid("expected lambda >= 0 and next_work >= 0");
   }
-  predict_communication(state_.comm, library_, link_, fits_);  // validates the profile
+  predict_communication(communication_.ops, library, communication_.link,
+                        communication_.fits);  // validates the profile
 }
 
 PredictedInterval IntervalPredictor::predict(const Candidate& c) const {
@@ -45,22 +59,21 @@ PredictedInterval IntervalPredictor::predict(const Candidate& c) const {
   if (c.spawned < 0 || c.removed < 0 || !(c.busiest_bytes >= 0.0)) {
     invalid("candidate: expected spawned, removed and bytes >= 0");
   }
-  PredictedInterval t;
-  // Computation, eq. 5.3 per process: the next interval's work spread over
-  // the candidate blocks, over each process's speed; the slowest sets the time.
+  // The next interval's work spread over the candidate blocks (eq. 5.3 per
+  // process), the profile replayed at the new size, the processes created and
+  // terminated, and the data redistribution of the busiest process of
+  // flexmpi's plan.
   scratch_.resize(c.rows.size());
   spread_work(state_.next_work, state_.work, state_.rows, c.rows, scratch_);
-  t.computation = computation_time(scratch_, c.speeds).slowest;
-  // Communication, 5.3.2 and eq. 5.5: the profile replayed at the new size.
-  t.communication =
-      state_.lambda * replay_communication(state_.comm, static_cast<int>(state_.rows.size()),
-                                           static_cast<int>(c.rows.size()), library_, link_, fits_);
-  // Process creation and termination, eq. 5.6-5.7.
-  t.reconfiguration = spawn_cost(profile_, c.spawned) + remove_cost(profile_, c.removed);
-  // Data redistribution, 5.3.4: the busiest process of flexmpi's plan.
-  t.redistribution =
-      redistribution_seconds(profile_, c.busiest_messages, c.busiest_bytes, state_.across_nodes);
-  return t;
+  return predict_interval(
+      {.work = scratch_,
+       .speeds = c.speeds,
+       .communication = &communication_,
+       .processes = static_cast<int>(c.rows.size()),
+       .lambda = state_.lambda,
+       .reconfiguration = spawn_cost(profile_, c.spawned) + remove_cost(profile_, c.removed),
+       .redistribution = redistribution_seconds(profile_, c.busiest_messages, c.busiest_bytes,
+                                                state_.across_nodes)});
 }
 
 }  // namespace flexmpi

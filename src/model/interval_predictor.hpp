@@ -1,16 +1,24 @@
-// The whole prediction of one sampling interval (thesis 5.3, eq. 5.1-5.2):
-// computation (eq. 5.3, computation_model.hpp) + communication (5.3.2, the
-// last interval's PMPI profile replayed, comm_model.hpp, times lambda of eq.
+// The prediction of one interval (thesis 5.3, eq. 5.1-5.2): computation
+// (eq. 5.3, computation_model.hpp) + communication (5.3.2, the last
+// interval's PMPI profile replayed, comm_model.hpp, times lambda of eq.
 // 5.4-5.5) + process reconfiguration (eq. 5.6-5.7) + data redistribution
-// (5.3.4, priced from flexmpi's transfer plan), for a candidate configuration.
+// (5.3.4), for a candidate configuration.
 //
-// Built once per sampling interval from the current state; predict() is then
+// predict_interval is the one formula every prediction of flexmpi goes
+// through: the trace's (IntervalPredictor below, one sampling interval), the
+// balancer's gain (assess_rebalance, rebalance_model.hpp: its computation
+// term) and the malleability policies' remaining run (run_predictor.hpp: one
+// iteration, times the iterations left, plus the one-off costs).
+//
+// IntervalPredictor is built once per sampling interval from the current
+// state; predict() is then
 // evaluated for every candidate (AMP evaluates hundreds): O(processes), no
 // allocation once the first candidate of the largest size has been seen.
 // Pure arithmetic, no MPI. Not thread-safe (one scratch buffer).
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "model/comm_model.hpp"
@@ -54,6 +62,26 @@ struct PredictedInterval {
   }
 };
 
+/// What eq. 5.2 reads for a span of iterations of a candidate.
+struct IntervalTerms {
+  std::span<const double> work;    ///< per process of the candidate, work units of the span
+  std::span<const double> speeds;  ///< per process, work units per second
+  /// The operations measured, replayed on `processes` processes (5.3.2) and
+  /// divided by the replay's iterations; nullptr: no communication.
+  const CommunicationReplay* communication = nullptr;
+  int processes = 0;
+  double lambda = 1.0;           ///< eq. 5.4-5.5
+  double reconfiguration = 0.0;  ///< seconds: spawn_cost + remove_cost (eq. 5.6-5.7)
+  double redistribution = 0.0;   ///< seconds of the data moved (5.3.4), priced by the caller
+};
+
+/// Eq. 5.2: computation = max over processes of work / speed (eq. 5.3 per
+/// process; all the work on the summed speed is eq. 5.3 as printed, the
+/// balanced partition), communication = lambda x the replay (eq. 5.5), the
+/// reconfiguration and redistribution given. Throws flexmpi::Error
+/// (invalid_argument) as computation_time and replay_communication.
+[[nodiscard]] PredictedInterval predict_interval(const IntervalTerms& terms);
+
 /// Predicts the next sampling interval of candidate configurations.
 class IntervalPredictor {
  public:
@@ -72,10 +100,8 @@ class IntervalPredictor {
 
  private:
   const MachineProfile& profile_;
-  MpiLibrary library_;
   CurrentState state_;
-  PiecewiseLink link_;
-  CollectiveFits fits_;
+  CommunicationReplay communication_;    // the interval's operations, whole (1 iteration)
   mutable std::vector<double> scratch_;  // per-process work of the candidate
 };
 

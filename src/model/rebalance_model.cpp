@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "flexmpi/error.hpp"
+#include "model/interval_predictor.hpp"
 
 namespace flexmpi {
 
@@ -65,16 +68,21 @@ RebalanceAssessment assess_rebalance(const RebalanceCase& c, const Redistributio
     throw Error(Errc::internal, "rebalance case: per-process vectors differ in length");
   }
   RebalanceAssessment a;
+  // Each process keeps its measured speed (eq. 5.3): current work over its
+  // time. One with no work yet (or no time) is charged nothing (an infinite
+  // speed), which only makes the prediction optimistic for a process that
+  // gains rows from zero.
+  std::vector<double> speeds(n);
   for (std::size_t p = 0; p < n; ++p) {
     const double now = c.iteration_seconds[p];
     a.iteration_seconds_now = std::max(a.iteration_seconds_now, now);
-    // A process keeps its time per work unit; one with no work yet (or no
-    // time) is charged nothing, which only makes the prediction optimistic
-    // for a process that gains rows from zero.
-    const double per_unit = c.current_work[p] > 0.0 ? now / c.current_work[p] : 0.0;
-    a.iteration_seconds_balanced =
-        std::max(a.iteration_seconds_balanced, per_unit * c.proposed_work[p]);
+    speeds[p] = c.current_work[p] > 0.0 && now > 0.0 ? c.current_work[p] / now
+                                                     : std::numeric_limits<double>::infinity();
   }
+  // Eq. 5.2's computation term of the proposed blocks, the formula every
+  // prediction uses (predict_interval): communication is left out (above).
+  a.iteration_seconds_balanced =
+      predict_interval({.work = c.proposed_work, .speeds = speeds}).computation;
   const double remaining = static_cast<double>(std::max(0LL, c.remaining_iterations));
   a.gain_seconds = (a.iteration_seconds_now - a.iteration_seconds_balanced) * remaining;
   a.bytes = busiest_process_bytes(c.current, c.proposed, c.bytes_per_row);

@@ -2,10 +2,11 @@
 // rebalance gains and what the redistribution it needs costs, so that the
 // balancer moves data only when moving pays (issue 11).
 //
-// Gain (thesis eq. 5.2, computation term only): an iteration takes as long as
-// its slowest process, max_i t_i; after the move process i computes w'_i work
-// units at its measured speed s_i = w_i / t_i, so the iteration takes
-// max_i w'_i / s_i. The gain is the difference times the iterations left.
+// Gain (thesis eq. 5.2, computation term only, predict_interval in
+// interval_predictor.hpp): an iteration takes as long as its slowest process,
+// max_i t_i; after the move process i computes w'_i work units at its
+// measured speed s_i = w_i / t_i, so the iteration takes max_i w'_i / s_i.
+// The gain is the difference times the iterations left.
 // Communication is left out: a change of the row partition leaves the
 // messages of a row-block code (Jacobi's Allgatherv, CG's Allreduce) as they are.
 //

@@ -10,9 +10,9 @@
 #include <optional>
 #include <vector>
 
+#include "policies/class_offers.hpp"
 #include "policies/lb/lb_policy.hpp"
 #include "policies/policy.hpp"
-#include "policies/remaining_time_model.hpp"
 
 namespace flexmpi {
 

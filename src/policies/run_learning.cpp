@@ -52,10 +52,11 @@ std::optional<double> measured_over_modelled(const OfferSituation& situation, do
   const ClassOffers& offers = measured->offers;
   double seconds = measured->seconds, modelled = 0.0;
   if (situation.profiled_steps.empty()) {
-    modelled = modelled_iteration_seconds(situation, offers, offers.current_speed, processes);
+    modelled =
+        modelled_iteration(run_state(situation, offers), offers.current_speed, processes).total();
   } else {
     seconds -= measured->overhead;
-    modelled = profiled_iteration(situation, situation.profiled_steps.front(),
+    modelled = profiled_iteration(run_state(situation, offers), situation.profiled_steps.front(),
                                   offers.work_per_iteration, offers.current_speed, processes)
                    .computation;
   }
@@ -67,9 +68,10 @@ std::optional<double> overhead_beyond_modelled(const OfferSituation& situation, 
   if (situation.profiled_steps.empty()) return std::nullopt;
   const std::optional<MeasuredIteration> measured = measure(situation, interval);
   if (!measured) return std::nullopt;
+  const ClassOffers& offers = measured->offers;
   const double modelled =
-      profiled_iteration(situation, situation.profiled_steps.front(),
-                         measured->offers.work_per_iteration, measured->offers.current_speed,
+      profiled_iteration(run_state(situation, offers), situation.profiled_steps.front(),
+                         offers.work_per_iteration, offers.current_speed,
                          static_cast<int>(situation.report.processes.size()))
           .overhead;
   return measured->overhead - modelled;

@@ -1,5 +1,5 @@
 // What the performance-aware malleability policies (hpmp, amp) learn from
-// the run to correct the remaining-time model (remaining_time_model.hpp).
+// the run to correct the remaining-run model (model/run_predictor.hpp).
 // None of it is in the thesis; each piece fixed a fault measured on the
 // emulated cluster (docs/architecture.md, "Malleability policies on the
 // emulated cluster"):
@@ -32,13 +32,13 @@
 #include <vector>
 
 #include "monitoring/interval.hpp"
-#include "policies/remaining_time_model.hpp"
+#include "policies/class_offers.hpp"
 
 namespace flexmpi {
 
 /// Measured / modelled time per iteration of the interval of `situation`,
 /// which lasted `interval` seconds (its slowest process): modelled is the
-/// balanced iteration of the prediction (modelled_iteration_seconds on the
+/// balanced iteration of the prediction (modelled_iteration on the
 /// measured speeds). With profiled steps, of the computation only: the
 /// iteration less the least time a process spent in MPI, against
 /// profiled_iteration's computation. nullopt without a measurement.

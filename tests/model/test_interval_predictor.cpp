@@ -2,6 +2,7 @@
 // own formula, the communication profile replayed at the candidate's size.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <vector>
 
 #include "flexmpi/error.hpp"
@@ -67,6 +68,29 @@ TEST(IntervalPredictor, SpawnRebalanceAndLambdaEq52) {
   EXPECT_DOUBLE_EQ(removed.reconfiguration, remove_cost(m, 1));
   EXPECT_DOUBLE_EQ(removed.computation, 4.0);
   EXPECT_DOUBLE_EQ(removed.communication, 0.0);  // one process communicates nothing
+}
+
+// Eq. 5.2 from its terms: the slowest process's work / speed, lambda x the
+// replay per iteration, the reconfiguration and redistribution as given. All
+// the work on the summed speed is the balanced iteration the policies price.
+TEST(PredictInterval, PhasesFromTheirTerms) {
+  const MachineProfile m = profile();
+  const CommunicationReplay replay{state().comm, 2, 4, MpiLibrary::mpich, m.link(false), {}};
+  const std::vector<double> work = {100, 300}, speeds = {100, 100};
+  const PredictedInterval t = predict_interval({.work = work,
+                                                .speeds = speeds,
+                                                .communication = &replay,
+                                                .processes = 3,
+                                                .lambda = 2.0,
+                                                .reconfiguration = 0.5,
+                                                .redistribution = 0.25});
+  EXPECT_DOUBLE_EQ(t.computation, 3.0);
+  EXPECT_DOUBLE_EQ(t.communication, 2.0 * replay.per_iteration(3));
+  EXPECT_GT(t.communication, 0.0);
+  EXPECT_DOUBLE_EQ(t.total(), 3.0 + t.communication + 0.5 + 0.25);
+  const double all = 400, summed = 200;
+  EXPECT_DOUBLE_EQ(
+      predict_interval({.work = std::span(&all, 1), .speeds = std::span(&summed, 1)}).total(), 2.0);
 }
 
 TEST(IntervalPredictor, BadInputIsRefused) {

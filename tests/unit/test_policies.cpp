@@ -244,6 +244,23 @@ TEST(HpmpPolicy, AnUnmeasuredClassGetsItsRelativeSpeedOfTheMeasuredOnes) {
   EXPECT_EQ(plan->decision.delta, (std::vector<int>{1, 0}));
 }
 
+// The trace's "prediction" is the remaining run the decision compared, by
+// phase (model/run_predictor.hpp): here the chosen spawn of one F and one S.
+TEST(HpmpPolicy, TheTracedPredictionIsTheOneTheDecisionUsed) {
+  const HpmpFixture f;
+  const auto plan = f.plan(0, 100);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->decision.delta, (std::vector<int>{1, 1}));
+  const RunPrediction& predicted = plan->prediction;
+  EXPECT_EQ(predicted.seconds, plan->decision.predicted_seconds);
+  EXPECT_DOUBLE_EQ(predicted.iteration.computation, 15.0 / 300.0);
+  EXPECT_DOUBLE_EQ(predicted.iteration.communication, 0.0);
+  EXPECT_DOUBLE_EQ(predicted.iterations_seconds, 100 * 15.0 / 300.0);
+  EXPECT_DOUBLE_EQ(predicted.reconfiguration, spawn_cost(f.profile, 2));
+  EXPECT_DOUBLE_EQ(predicted.redistribution, f.price.predict(1e6 * 150.0 / 300.0));
+  EXPECT_EQ(plan->to_json()["prediction"]["seconds"].get<double>(), predicted.seconds);
+}
+
 TEST(HpmpPolicy, NothingToPlanWithoutIdlePesOrMeasurements) {
   HpmpFixture f;
   f.view.classes = {{"F", 1, 1, 0, 0.4}, {"S", 1, 1, 0, 0.1}};
@@ -261,6 +278,16 @@ std::optional<AmpPlan> amp(const HpmpFixture& f, double goal, double elapsed,
   return amp_plan(
       OfferSituation{f.report, f.view, f.classes, f.price, f.profile, 0, remaining, 1e6, 0.05},
       goal, elapsed, 0.01, constraint);
+}
+
+TEST(AmpPolicy, TheTracedPredictionIsTheOneTheDecisionUsed) {
+  const HpmpFixture f;
+  for (const double goal : {10.0, 8.0}) {  // kept, and a spawn to meet 8 s
+    const auto plan = amp(f, goal, 0.0);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_EQ(plan->prediction.seconds, plan->decision.predicted_seconds) << goal;
+    EXPECT_EQ(plan->to_json()["prediction"]["seconds"].get<double>(), plan->prediction.seconds);
+  }
 }
 
 TEST(AmpPolicy, CorrectionIsMeasuredOverTheBalancedModel) {

@@ -24,20 +24,19 @@ double utilization(const PartitionInput& input, std::size_t p) {
 
 }  // namespace
 
-std::vector<double> drum_processing_powers(const PartitionInput& input,
+std::vector<double> drum_processing_powers(const PartitionInput& input, const DrumInput& drum,
                                            const std::vector<double>& ratings) {
   const std::size_t n = input.speed.size();
   std::map<double, std::vector<std::size_t>> nodes;  // host id -> its processes
   for (std::size_t p = 0; p < n; ++p) {
-    nodes[p < input.host_id.size() ? input.host_id[p] : static_cast<double>(p)].push_back(p);
+    nodes[p < drum.host_id.size() ? drum.host_id[p] : static_cast<double>(p)].push_back(p);
   }
   std::vector<double> powers(n, 0.0);
   for (const auto& [host, processes] : nodes) {
     std::vector<double> utilizations;
     for (const std::size_t p : processes) utilizations.push_back(utilization(input, p));
     const std::size_t first = processes.front();
-    const double idle_cpus =
-        first < input.node_idle_cpus.size() ? input.node_idle_cpus[first] : 0.0;
+    const double idle_cpus = first < drum.node_idle_cpus.size() ? drum.node_idle_cpus[first] : 0.0;
     // p_{n,j} = b (ū_n + ī_n): the same availability for every process of
     // the node (3.1.2.1); Σ_t i_t is one number here, the node's idle CPUs.
     // Computed once per node: per process it was O(k^2) on a node of k.
@@ -50,11 +49,11 @@ std::vector<double> drum_processing_powers(const PartitionInput& input,
   return powers;
 }
 
-std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing,
+std::vector<double> drum_shares(const DrumInput& drum, const std::vector<double>& processing,
                                 const std::vector<machine::NodeSpec>& topology) {
   const std::size_t n = processing.size();
   const auto host_id = [&](std::size_t p) {
-    return p < input.host_id.size() ? input.host_id[p] : -static_cast<double>(p + 1);
+    return p < drum.host_id.size() ? drum.host_id[p] : -static_cast<double>(p + 1);
   };
   // Each process's computing node, by host name: the model's (matched by
   // host id), or in the flat model its host id itself.
@@ -73,13 +72,13 @@ std::vector<double> drum_shares(const PartitionInput& input, const std::vector<d
     const auto host = modelled_hosts.find(host_id(p));
     if (host == modelled_hosts.end()) {
       throw Error(Errc::invalid_argument, "process " + std::to_string(p) + " runs on a host that " +
-                                              input.machine_topology + " does not describe");
+                                              drum.machine_topology + " does not describe");
     }
     host_of_rank.push_back(host->second);
   }
   machine::MachineModel model(
       topology.empty() ? machine::flat_model_specs(host_of_rank) : topology,
-      topology.empty() ? std::string_view("flat model") : std::string_view(input.machine_topology));
+      topology.empty() ? std::string_view("flat model") : std::string_view(drum.machine_topology));
   model.attach_ranks(host_of_rank);
   std::vector<machine::NodeMeasures> measures(model.nodes().size());
   for (std::size_t p = 0; p < n; ++p) {
@@ -87,15 +86,15 @@ std::vector<double> drum_shares(const PartitionInput& input, const std::vector<d
         measures[static_cast<std::size_t>(model.leaf_of_rank(static_cast<int>(p)))];
     node.processing += processing[p];
     const double communication =
-        p < input.node_communication_power.size() ? input.node_communication_power[p] : -1.0;
+        p < drum.node_communication_power.size() ? drum.node_communication_power[p] : -1.0;
     if (communication >= 0.0) node.communication = communication;
-    if (p < input.node_caf.size()) node.caf = input.node_caf[p];
+    if (p < drum.node_caf.size()) node.caf = drum.node_caf[p];
   }
   machine::sum_measures_up_the_tree(model, measures);
-  const machine::CommunicationWeight weight{input.communication_weight_from_caf
+  const machine::CommunicationWeight weight{drum.communication_weight_from_caf
                                                 ? machine::CommunicationWeightMode::from_caf
                                                 : machine::CommunicationWeightMode::fixed,
-                                            input.communication_weight};
+                                            drum.communication_weight};
   const std::vector<double> powers = machine::node_powers(model, measures, weight);
   std::vector<double> shares(n, 0.0);
   for (std::size_t p = 0; p < n; ++p) {
@@ -120,15 +119,18 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   if (unrated) ratings_ = input.speed;  // also when a rating could not be measured
   // The powers become the speeds of rcp's arithmetic (exact rounding, the
   // row weights of the nnz/weight models, the fallback on missing speeds).
+  // Without its extra input (a caller that did not ask reads_drum_input):
+  // every process on its own node, processing power only, the flat model.
+  static const DrumInput kWithout;
+  const DrumInput& drum = input.drum ? *input.drum : kWithout;
   PartitionInput by_power = input;
   try {
-    if (input.machine_topology != topology_file_) {  // read once, checked by the configuration
-      topology_ = input.machine_topology.empty()
-                      ? std::vector<machine::NodeSpec>{}
-                      : machine::read_machine_xml(input.machine_topology);
-      topology_file_ = input.machine_topology;
+    if (drum.machine_topology != topology_file_) {  // read once, checked by the configuration
+      topology_ = drum.machine_topology.empty() ? std::vector<machine::NodeSpec>{}
+                                                : machine::read_machine_xml(drum.machine_topology);
+      topology_file_ = drum.machine_topology;
     }
-    by_power.speed = drum_shares(input, drum_processing_powers(input, ratings_), topology_);
+    by_power.speed = drum_shares(drum, drum_processing_powers(input, drum, ratings_), topology_);
   } catch (const Error& error) {
     return {input.current, std::string("drum: ") + error.what() + ": partition kept"};
   }

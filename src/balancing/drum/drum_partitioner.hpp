@@ -33,16 +33,16 @@
 namespace flexmpi {
 
 /// p_j of every process of `input` with capability `ratings` (0 where missing).
-std::vector<double> drum_processing_powers(const PartitionInput& input,
+std::vector<double> drum_processing_powers(const PartitionInput& input, const DrumInput& drum,
                                            const std::vector<double>& ratings);
 
 /// Each process's share of the load (they sum to 1): its node's DRUM power
 /// on the tree `topology` (empty: the flat model over the processes' hosts),
 /// from `processing` (p_j per process) and the communication measures and
-/// weight of `input`, split by p_j within the node. A process is matched to
+/// weight of `drum`, split by p_j within the node. A process is matched to
 /// the computing node whose description (host name) has its host id; throws
 /// Error naming a process whose host the tree does not describe.
-std::vector<double> drum_shares(const PartitionInput& input, const std::vector<double>& processing,
+std::vector<double> drum_shares(const DrumInput& drum, const std::vector<double>& processing,
                                 const std::vector<machine::NodeSpec>& topology = {});
 
 class DrumPartitioner final : public Partitioner {
@@ -50,8 +50,10 @@ class DrumPartitioner final : public Partitioner {
   std::string_view name() const override { return "drum"; }
   PartitionResult partition(const PartitionInput& input) override;
   bool targets_unequal_times(const PartitionInput& input) const override {
-    return input.communication_weight_from_caf || input.communication_weight > 0.0;
+    return input.drum &&
+           (input.drum->communication_weight_from_caf || input.drum->communication_weight > 0.0);
   }
+  bool reads_drum_input() const override { return true; }
   void reset() override { ratings_.clear(); }
 
  private:

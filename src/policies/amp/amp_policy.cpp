@@ -52,6 +52,7 @@ nlohmann::json AmpPlan::to_json() const {
   out["iteration_correction"] = iteration_correction;
   out["overhead_offset_seconds"] = overhead_offset;
   out["change_settling_seconds"] = change_settling_seconds;
+  out["prediction"] = prediction.to_json();
   return out;
 }
 
@@ -77,6 +78,7 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
   const AmpGoal goal{std::max(plan.remaining_goal, kPassedGoal), tolerance, constraint,
                      plan.current_prediction};
   plan.decision = plan_amp(plan.offers.offers, goal, predict);
+  plan.prediction = predict_run(situation, plan.offers, plan.decision.delta);
   return plan;
 }
 

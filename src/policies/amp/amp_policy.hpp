@@ -6,7 +6,8 @@
 //      (reclaim_action, shared with smp and hpmp);
 //   2. the goal of the remaining run is the goal of the whole run minus the
 //      time elapsed since the loop started; the current prediction is the
-//      remaining run with no change (predict_remaining, the model hpmp uses).
+//      remaining run with no change (predict_run, model/run_predictor.hpp,
+//      the model hpmp uses).
 //      plan_amp keeps the processes while the prediction is within the goal
 //      band goal x [1 - FLEXMPI_GOAL_TOLERANCE, 1 + FLEXMPI_GOAL_TOLERANCE]
 //      (Alg. 8 line 5, with its inverted condition corrected); slower, it
@@ -15,7 +16,7 @@
 //      it removes the spawned processes that can go while the goal is met;
 //   3. else the load is balanced as the lb policy does.
 // Every candidate, the goal, the remaining goal and the prediction go to the
-// trace ("amp").
+// trace ("amp"), the chosen candidate's by phase ("amp"."prediction").
 //
 // The goal: FLEXMPI_GOAL seconds, or with FLEXMPI_GOAL_SPEEDUP = f the
 // static run's predicted time x (1 - f), the static run (the initial
@@ -37,9 +38,9 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
+#include "policies/class_offers.hpp"
 #include "policies/malleability_policy.hpp"
 #include "policies/planner/malleability_planner.hpp"
-#include "policies/remaining_time_model.hpp"
 #include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 
@@ -56,6 +57,7 @@ struct AmpPlan {
   double overhead_offset = 0.0;          ///< the same, added to the overhead (with a profile)
   double change_settling_seconds = 0.0;  ///< OfferSituation's, as planned with
   MalleabilityDecision decision;
+  RunPrediction prediction;  ///< of decision.delta, by phase
 
   [[nodiscard]] nlohmann::json to_json() const;
 };

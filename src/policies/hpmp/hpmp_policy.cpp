@@ -19,6 +19,7 @@ std::vector<std::string> HpmpPlan::remove_classes() const {
 nlohmann::json HpmpPlan::to_json() const {
   nlohmann::json out = decision;
   out.update(ClassOffers{offers, work_per_iteration, current_speed}.to_json());
+  out["prediction"] = prediction.to_json();
   return out;
 }
 
@@ -35,6 +36,7 @@ std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
   plan.decision = plan_hpmp(plan.offers, [&](const std::vector<int>& delta) {
     return predict_remaining(situation, *offers, delta);
   });
+  plan.prediction = predict_run(situation, *offers, plan.decision.delta);
   return plan;
 }
 

@@ -18,9 +18,9 @@
 //      the lb policy does.
 // Every candidate and its prediction go to the trace ("hpmp").
 //
-// The prediction (predict_remaining in remaining_time_model, shared with amp;
-// pure, unit-tested): the remaining run of a
-// per-class change is
+// The prediction (predict_run, model/run_predictor.hpp, shared with amp;
+// pure, unit-tested; the node-class offers in policies/class_offers): the
+// remaining run of a per-class change is
 //   remaining iterations x (W / (S + sum_c delta_c x speed_c)      (eq. 5.3)
 //                           + communication per iteration on the new count)
 //   + spawn_cost(FLEXMPI_MACHINE_PROFILE's profile, spawned)  (eq. 5.6)
@@ -36,10 +36,13 @@
 // in proportion to speed, so the iteration takes W / S). Communication
 // (5.3.2): rank 0's PMPI profile of the interval, broadcast by the adaptation
 // loop (CommunicationReplay), replayed on the candidate's process count with
-// the machine profile's costs -- the same replay as IntervalPredictor's, without
-// lambda (learnt on rank 0 for the trace only). RunLearning's corrections
-// scale the per-iteration term at the candidate's count, and a change pays
-// the settling measured after the previous ones.
+// the machine profile's costs. The iteration is eq. 5.2's interval
+// (predict_interval), the one the trace's forecaster and the balancer use,
+// for one iteration and without lambda (learnt on rank 0 for the trace
+// only). RunLearning's corrections scale the per-iteration term at the
+// candidate's count, and a change pays the settling measured after the
+// previous ones. The chosen candidate's prediction, by phase, goes to the
+// trace ("hpmp"."prediction").
 //
 // Every process decides alike: everything comes from the report, the
 // broadcast ResourceView and communication profile, the configuration and
@@ -51,9 +54,9 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
+#include "policies/class_offers.hpp"
 #include "policies/malleability_policy.hpp"
 #include "policies/planner/malleability_planner.hpp"
-#include "policies/remaining_time_model.hpp"
 #include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 
@@ -68,6 +71,7 @@ struct HpmpPlan {
   MalleabilityDecision decision;
   double work_per_iteration = 0.0;
   double current_speed = 0.0;  ///< S, the sum of the measured speeds
+  RunPrediction prediction;    ///< of decision.delta, by phase
 
   /// The processes to spawn, one node class per process (empty: none).
   [[nodiscard]] std::vector<std::string> spawn_classes() const;

@@ -1,23 +1,12 @@
-// The node-class offers and the remaining-run prediction shared by the
-// performance-aware malleability policies (hpmp, amp; thesis 5.4.2, 5.4.3).
-// Pure logic over one interval report and the resource manager's view, so
-// every process builds the same offers and predicts the same times.
-//
-// The prediction (documented in hpmp_policy.hpp): the remaining run of a
-// per-class change delta is
-//   remaining iterations x (W / (S + sum_c delta_c x speed_c)
-//                           + communication per iteration on the new count)
-//   + spawn_cost(profile, spawned) + redistribution of the new processes' share
-//   + remove_cost(profile, removed) + redistribution of the removed processes' share
-// W: the work of one iteration; S: the sum of the measured speeds; speed_c:
-// the mean measured speed of the class's processes, or relative_speed(class)
-// x the speed of a PE of relative speed 1 inferred from the fastest measured
-// class. With delta all 0 it is the current configuration's remaining run.
-// The per-iteration term is multiplied by iteration_correction_at the new count,
-// and a change pays OfferSituation::change_settling_seconds besides. With a
-// work profile (OfferSituation::profiled_steps) the per-iteration term is
-// summed over the profiled intervals still to come instead, computation and
-// overhead apart (profiled_iteration), each with its own correction.
+// The node-class offers of the performance-aware malleability policies
+// (hpmp, amp; thesis 5.4.2, 5.4.3) and their candidates' remaining run:
+// pure logic over one interval report and the resource manager's view, so
+// every process builds the same offers and predicts the same times. The
+// prediction itself is the model's (predict_run, model/run_predictor.hpp):
+// here a per-class change delta becomes the processes it spawns or removes
+// and the speed they add or take, speed_c being the mean measured speed of
+// the class's processes, or relative_speed(class) x the speed of a PE of
+// relative speed 1 inferred from the fastest measured class.
 #pragma once
 
 #include <map>
@@ -30,6 +19,7 @@
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "model/rebalance_model.hpp"
+#include "model/run_predictor.hpp"
 #include "monitoring/interval.hpp"
 #include "policies/planner/malleability_planner.hpp"
 #include "resources/node_classes.hpp"
@@ -99,39 +89,21 @@ struct ClassOffers {
 /// was measured (no work or no speed).
 [[nodiscard]] std::optional<ClassOffers> build_class_offers(const OfferSituation& situation);
 
-/// A correction per process count at `processes`: the measured count's,
-/// linear between the nearest measured counts below and above, the smallest
-/// one's below them, and above them the largest one's plus, if `rising`, the
-/// rise per process over the measured range where it rises; 1 with none
-/// measured.
-[[nodiscard]] double correction_at(const std::map<int, double>& measured, int processes,
-                                   bool rising = true);
 /// OfferSituation::iteration_corrections at `processes` (correction_at).
 [[nodiscard]] double iteration_correction_at(const OfferSituation& situation, int processes);
-/// OfferSituation::overhead_offsets at `processes` (correction_at without the
-/// trend); 0 with none measured.
+/// OfferSituation::overhead_offsets at `processes` (offset_at).
 [[nodiscard]] double overhead_offset_at(const OfferSituation& situation, int processes);
 
-/// One iteration of a profiled interval, uncorrected, split as the profiled
-/// model reads it (thesis 5.3.1-5.3.2 with a profile of the whole run).
-struct IterationSplit {
-  double computation = 0.0;  ///< inefficiency x work / speed
-  /// The profiled overhead plus what the communication replayed on
-  /// `processes` takes beyond that on the profiled run's count (5.3.2).
-  double overhead = 0.0;
-};
-[[nodiscard]] IterationSplit profiled_iteration(const OfferSituation& situation,
-                                                const ProfiledStep& step, double work_per_iteration,
-                                                double speed, int processes);
+/// What the model reads of `situation` and `offers` (views of the situation's
+/// corrections and profiled steps: `situation` must outlive it).
+[[nodiscard]] RunState run_state(const OfferSituation& situation, const ClassOffers& offers);
 
-/// The model's seconds of one balanced iteration (no correction): W / speed
-/// plus the communication replayed on `processes` processes.
-[[nodiscard]] double modelled_iteration_seconds(const OfferSituation& situation,
-                                                const ClassOffers& offers, double speed,
-                                                int processes);
-
+/// The remaining run after the per-class change `delta` (one entry per
+/// offer), by phase: predict_run of the processes and speed it spawns or removes.
+[[nodiscard]] RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
+                                        const std::vector<int>& delta);
 /// The predicted seconds of the remaining run after the per-class change
-/// `delta` (one entry per offer), as described above; the planners' callback.
+/// `delta`: predict_run(...).seconds, the planners' callback.
 [[nodiscard]] double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
                                        const std::vector<int>& delta);
 
