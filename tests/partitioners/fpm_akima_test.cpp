@@ -186,9 +186,8 @@ TEST(Solvers, ArrowheadNewtonConvergesOnThousandsOfNoisyModels) {
   std::vector<AkimaSpeedFunction> models;
   for (std::size_t i = 0; i < p; ++i) {
     const double proportional = n * speeds[i] / speed_sum;
-    models.emplace_back(Points{{n / p, speeds[i] * noise(random)},
-                               {proportional, speeds[i] * noise(random)}},
-                        n);
+    models.emplace_back(
+        Points{{n / p, speeds[i] * noise(random)}, {proportional, speeds[i] * noise(random)}}, n);
   }
   const TimeFunction time = [&](std::size_t i, double x, double& t, double& dt) {
     models[i].time_and_derivative(x, t, dt);

@@ -194,7 +194,7 @@ std::vector<double> solve_arrowhead_newton(const TimeFunction& time, std::size_t
     time(i, x[i], t[i], dt[i]);
   }
   double common = t_ref;
-  double below = 0.0;  // sum_i x_i(below) < n
+  double below = 0.0;                                      // sum_i x_i(below) < n
   double above = std::numeric_limits<double>::infinity();  // sum_i x_i(above) > n
   while (stats.iterations < options.max_iterations) {
     ++stats.iterations;

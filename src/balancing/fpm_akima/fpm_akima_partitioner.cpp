@@ -17,7 +17,8 @@ FpmPartitioner::Solution FpmAkimaPartitioner::solve(const SpeedHistory& history,
   const std::size_t p = history.processes();
   const double n = history.total();
   // The splines of the last decision are refitted, not built anew (refit).
-  if (speeds_.size() > p) speeds_.erase(speeds_.begin() + static_cast<std::ptrdiff_t>(p), speeds_.end());
+  if (speeds_.size() > p)
+    speeds_.erase(speeds_.begin() + static_cast<std::ptrdiff_t>(p), speeds_.end());
   for (std::size_t i = 0; i < p; ++i) {
     if (i < speeds_.size()) {
       speeds_[i].refit(history.points(i), n);

@@ -31,11 +31,10 @@
 //    all counts, ties to the first count. Cost and energy search the counts
 //    best first: each count's search is resumable (CountSearch), the one
 //    whose objective bound is lowest takes the next step, and a count whose
-//    bound cannot beat the best configuration met is never refined again. "Meets" is predicted <= a target:
-//    for a spawn the band's lower edge goal x (1 - tolerance), or, when no
-//    configuration reaches it, its upper edge goal x (1 + tolerance) (a
-//    configuration in the band is one AMP would keep); for a removal the
-//    lower edge. (Not the thesis's: why, in plan_amp,
+//    bound cannot beat the best configuration met is never refined again. "Meets" is predicted <= a
+//    target: for a spawn the band's lower edge goal x (1 - tolerance), or, when no configuration
+//    reaches it, its upper edge goal x (1 + tolerance) (a configuration in the band is one AMP
+//    would keep); for a removal the lower edge. (Not the thesis's: why, in plan_amp,
 //    malleability_planner.cpp.)
 //
 // Removal is the mirror program over the processes *kept* among the

@@ -36,8 +36,8 @@ class IntegerProgram {
   std::vector<double> objective_;
   std::vector<double> speeds_;
   std::vector<int> bounds_;
-  bool exact_;           ///< small enough for GLPK's branch and bound
-  glp_prob* problem_;    ///< owned
+  bool exact_;         ///< small enough for GLPK's branch and bound
+  glp_prob* problem_;  ///< owned
 };
 
 /// One program solved once (IntegerProgram).
