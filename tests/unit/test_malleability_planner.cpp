@@ -391,7 +391,7 @@ TEST(AmpProgram, LargeProgramsRoundTheRelaxationWithinOneProcess) {
     for (const double power : {600.0, 701.3, 999.99}) {
       const int count = 600;
       const std::optional<std::vector<int>> x =
-          planning::solve_program(objective, speeds, bounds, count, power);
+          planning::IntegerProgram(objective, speeds, bounds).solve(count, power);
       ASSERT_TRUE(x.has_value()) << power;
       double have = 0.0, spent = 0.0;
       int processes = 0;
@@ -421,7 +421,7 @@ TEST(AmpProgram, LargeProgramsRoundTheRelaxationWithinOneProcess) {
     }
   }
   // More power than the bounds allow: no point.
-  EXPECT_FALSE(planning::solve_program(cost, speeds, bounds, 600, 2000.0).has_value());
+  EXPECT_FALSE(planning::IntegerProgram(cost, speeds, bounds).solve(600, 2000.0).has_value());
 }
 
 TEST(AmpRobustness, AChosenChangeMeetsTheGoalEvenWhenPowerIsNotEverything) {

@@ -117,9 +117,9 @@ std::optional<AmpSearch::Configuration> AmpSearch::find_cheapest(int first, int 
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> queue(later);
   for (std::size_t i = 0; i < searches.size(); ++i) queue.push(i);
   while (!queue.empty()) {
-    CountSearch& search = searches[queue.top()];
     const std::size_t index = queue.top();
     queue.pop();
+    CountSearch& search = searches[index];
     const double best_objective = best->cheapest_met.objective;
     const bool can_win = better(search.lower_bound, best_objective) ||
                          (!better(best_objective, search.lower_bound) && search.k < best->k);

@@ -164,10 +164,4 @@ std::optional<Counts> IntegerProgram::solve(int count, double min_power) {
   return x;
 }
 
-std::optional<Counts> solve_program(const std::vector<double>& objective,
-                                    const std::vector<double>& speeds,
-                                    const std::vector<int>& bounds, int count, double min_power) {
-  return IntegerProgram(objective, speeds, bounds).solve(count, min_power);
-}
-
 }  // namespace flexmpi::planning

@@ -40,9 +40,4 @@ class IntegerProgram {
   glp_prob* problem_;  ///< owned
 };
 
-/// One program solved once (IntegerProgram).
-std::optional<Counts> solve_program(const std::vector<double>& objective,
-                                    const std::vector<double>& speeds,
-                                    const std::vector<int>& bounds, int count, double min_power);
-
 }  // namespace flexmpi::planning
