@@ -192,6 +192,12 @@ wait_until_idle() {
 start() {
   ((EUID == 0)) || skip "the daemons run as root (this is uid ${EUID})"
   [[ -d "${dir}" ]] || starting=1  # a cluster already up stays up if this start fails
+  # Daemons of an earlier cluster in this directory whose files were removed
+  # under them (two runs sharing it) still hold the ports: without their
+  # pid files nothing else stops them, and no new slurmd could start.
+  if [[ -n "${starting}" ]]; then
+    pkill -f "(^|/)(slurmctld|slurmd|munged) .*(-f ${SLURM_CONF}|${dir}/munge/)" 2>/dev/null && sleep 1
+  fi
   mkdir -p "${dir}"/{etc,state,spool,run,log,munge}
   chmod 0755 "${dir}"
   chmod 0755 "${dir}/munge"  # munged: the socket's directory open to all, the key 0400

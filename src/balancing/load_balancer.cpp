@@ -359,7 +359,13 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
   follow_up(input, decision);
-  if (undo_to_) return undo_move(situation, std::move(decision));
+  if (undo_to_) {
+    // What the blocks being left measured stays known to the partitioner: an
+    // FPM model that never saw them proposed the same blocks again a few
+    // intervals later, and they were undone again (the memory-cliff test).
+    partitioner_->observe(input);
+    return undo_move(situation, std::move(decision));
+  }
   const int needed = decision.confirmations_needed;
   // A partitioner with a target of its own (DRUM's communication term) is
   // asked only once a full window was measured on the current blocks, also

@@ -85,6 +85,12 @@ class Partitioner {
   }
   /// True for a partitioner that reads PartitionInput::drum.
   [[nodiscard]] virtual bool reads_drum_input() const { return false; }
+  /// Learns from measurements on the current blocks without proposing blocks:
+  /// the balancer calls it before it leaves blocks that partition() never saw
+  /// measured (a move it undoes), so that a partitioner with a memory (the
+  /// FPM models) does not propose the blocks it just left again. Stateless
+  /// partitioners ignore it.
+  virtual void observe(const PartitionInput& /*input*/) {}
   /// Forgets what earlier calls learnt (e.g. a history of measurements):
   /// called when the set of processes changes. Stateless partitioners ignore it.
   virtual void reset() {}

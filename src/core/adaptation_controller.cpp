@@ -407,6 +407,7 @@ void AdaptationController::record_reconfiguration(nlohmann::json event) {
 
 nlohmann::json AdaptationController::export_state() const {
   return {{"policy", policy_->export_state()},
+          {"latency_seconds", redistribution_cost_.latency_seconds()},
           {"seconds_per_byte", redistribution_cost_.seconds_per_byte()},
           {"price_observations", redistribution_cost_.observations()},
           {"pending_redistribution_bytes", pending_redistribution_bytes_},
@@ -419,7 +420,8 @@ void AdaptationController::import_state(const nlohmann::json& state) {
   // a redistribution (with its default it judged moves differently, moved
   // data alone and the others waited forever) and its policy's state.
   policy_->import_state(state.at("policy"));
-  redistribution_cost_.restore(state.at("seconds_per_byte").get<double>(),
+  redistribution_cost_.restore(state.at("latency_seconds").get<double>(),
+                               state.at("seconds_per_byte").get<double>(),
                                state.at("price_observations").get<int>());
   pending_redistribution_bytes_ = state.at("pending_redistribution_bytes").get<double>();
   // The interval index too: a work profile is read by it (the forecaster,

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "core/settings.hpp"
 #include "core/ull_calibrator.hpp"
@@ -41,9 +42,10 @@ Runtime& Runtime::get() {
   return *instance();
 }
 
-Runtime::Runtime(int thread_level, MPI_Comm world, const std::vector<double>& emulated_speeds)
+Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
+                 const std::vector<double>& emulated_speeds)
     : InterpositionHooks(thread_level == MPI_THREAD_MULTIPLE),
-      config_(load_config_from_environment()),
+      config_(std::move(config)),
       start_wall_(wall_seconds()) {
   context_ = std::make_unique<Context>(config_.log_level, world);
   state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
@@ -110,7 +112,7 @@ void Runtime::start(int thread_level) {
   }
   std::string failure;
   try {
-    active_ = new Runtime(thread_level);
+    active_ = new Runtime(load_config_from_environment(), thread_level);
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -131,8 +133,9 @@ void Runtime::start_spawned(int thread_level) {
   ProcessManager::ParentJoin joined = ProcessManager::join_parents();
   // Agreement on the settings, before the runtime's collective MPI_Comm_dup calls.
   std::string failure;
+  Config config;
   try {
-    (void)load_config_from_environment();
+    config = load_config_from_environment();
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -141,7 +144,7 @@ void Runtime::start_spawned(int thread_level) {
   }
   // Agreement on the runtime, built on the merged communicator.
   try {
-    active_ = new Runtime(thread_level, joined.merged,
+    active_ = new Runtime(std::move(config), thread_level, joined.merged,
                           joined.join.value("emulated_speeds", std::vector<double>{}));
   } catch (const std::exception& e) {
     failure = e.what();

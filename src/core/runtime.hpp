@@ -93,8 +93,8 @@ class Runtime : public InterpositionHooks {
   // with its parents.
   /// emulated_speeds: a spawned process of the emulated cluster gets the
   /// relative speed of every process from its parents (its node class's).
-  explicit Runtime(int thread_level, MPI_Comm world = MPI_COMM_WORLD,
-                   const std::vector<double>& emulated_speeds = {});
+  Runtime(Config config, int thread_level, MPI_Comm world = MPI_COMM_WORLD,
+          const std::vector<double>& emulated_speeds = {});
   /// MPI_Init of a process started by XMPI_Spawn (thesis Alg. 1).
   static void start_spawned(int thread_level);
   /// Ends this process at once (a spawned process whose spawn was undone).

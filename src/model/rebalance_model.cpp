@@ -45,8 +45,29 @@ double RedistributionCost::predict(double bytes) const {
 
 void RedistributionCost::observe(double bytes, double seconds) {
   if (!(bytes > 0.0) || !(seconds > 0.0) || !std::isfinite(seconds)) return;
-  const double measured = std::max(0.0, seconds - latency_seconds_) / bytes;
-  seconds_per_byte_ = observations_ == 0 ? measured : 0.5 * (seconds_per_byte_ + measured);
+  // Each term learns in proportion to its share of the predicted cost, as a
+  // step in log space: a move of a few hundred bytes, whose prediction is
+  // all handshake, teaches the handshake's price and hardly the price per
+  // byte. Charging all of it to the bytes (until issue 35) turned a 432-byte
+  // move that took 4 ms on a busy machine into 1.5 us per byte, 1,500 times
+  // a copy's, and priced every later move of real rows out of the run. The
+  // first measurement replaces the default or calibrated price, later ones
+  // take half a step (one disturbed measurement does not set it alone).
+  const double predicted = predict(bytes);
+  const double latency_share = predicted > 0.0 ? latency_seconds_ / predicted : 0.0;
+  const double step = observations_ == 0 ? 1.0 : 0.5;
+  const auto learn = [&](double& price, double measured, double share) {
+    if (price <= 0.0) {  // a zero price has no scale: the measurement sets it
+      price = measured;
+      return;
+    }
+    // Nothing left for this term shrinks it, never to zero at once.
+    price *= std::pow(std::max(measured, 1e-3 * price) / price, step * share);
+  };
+  const double latency_measured = std::max(0.0, seconds - bytes * seconds_per_byte_);
+  const double per_byte_measured = std::max(0.0, seconds - latency_seconds_) / bytes;
+  learn(latency_seconds_, latency_measured, latency_share);
+  learn(seconds_per_byte_, per_byte_measured, 1.0 - latency_share);
   ++observations_;
 }
 

@@ -53,14 +53,18 @@ class RedistributionCost {
   [[nodiscard]] double predict(double bytes) const;
   [[nodiscard]] double latency_seconds() const { return latency_seconds_; }
   /// A redistribution of `bytes` (busiest process) took `seconds` (slowest
-  /// process): the new price per byte is the mean of the old and the measured
-  /// one, so one disturbed measurement does not set the price alone.
+  /// process): the latency and the price per byte each move towards what the
+  /// measurement says of them, by their share of the predicted cost (the
+  /// first measurement all the way, later ones half way, in log space), so
+  /// that one disturbed measurement does not set the price alone and a tiny
+  /// move does not set the price of large ones.
   void observe(double bytes, double seconds);
   [[nodiscard]] double seconds_per_byte() const { return seconds_per_byte_; }
   [[nodiscard]] int observations() const { return observations_; }
   /// The price learnt elsewhere (a process spawned now takes its parents':
   /// every process must price a move alike, or they decide differently).
-  void restore(double seconds_per_byte, int observations) {
+  void restore(double latency_seconds, double seconds_per_byte, int observations) {
+    latency_seconds_ = latency_seconds;
     seconds_per_byte_ = seconds_per_byte;
     observations_ = observations;
   }

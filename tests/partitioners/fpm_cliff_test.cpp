@@ -97,8 +97,12 @@ std::string describe(const Trajectory& t) {
 TEST(MemoryCliff, FpmConvergesWhereTheConstantModelDoesNot) {
   ASSERT_EQ(flexmpi::Runtime::get().size(), 2);
   const std::string partitioner = flexmpi::Runtime::get().config().partitioner;
-  const Trajectory t = run(18);
-  ASSERT_GE(t.rank1_rows.size(), 12u);
+  // 24 intervals of 8 iterations: on a busy machine a redistribution of these
+  // few rows costs milliseconds (its handshakes wait for a descheduled
+  // process), and a last correction after a move that was undone must still
+  // pay for itself in what is left of the run (with 18, it did not: CI).
+  const Trajectory t = run(24);
+  ASSERT_GE(t.rank1_rows.size(), 16u);
   // Rank 1's rows after each interval (imbalance measured in it).
   if (flexmpi::Runtime::get().rank() == 0) {
     std::printf("%s: rank 1 rows after each interval: %s\n", partitioner.c_str(),

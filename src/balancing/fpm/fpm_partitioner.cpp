@@ -12,12 +12,8 @@ PartitionResult FpmPartitioner::partition(const PartitionInput& input) {
   stats_ = {};
   if (input.current.size() == 1) return keep("one process, nothing to balance");
   FpmMeasurement m;
-  if (const std::string problem = measure(input, m); !problem.empty()) return keep(problem);
-
+  if (const std::string problem = learn(input, m); !problem.empty()) return keep(problem);
   const std::size_t p = input.current.size();
-  // A model is valid for one set of processes and one problem size only.
-  if (history_.processes() != p || history_.total() != m.total) history_.reset(p, m.total);
-  for (std::size_t i = 0; i < p; ++i) history_.add(i, m.size[i], m.size[i] / m.time[i]);
   for (std::size_t i = 0; i < p; ++i) {
     // An empty block (fewer rows than processes) gives no speed: with no
     // earlier measurement there is nothing to model this process with.
@@ -38,6 +34,20 @@ PartitionResult FpmPartitioner::partition(const PartitionInput& input) {
     // GSL allocation failures, sizes that sum to zero: never a crash.
     return keep(std::string("failed (") + e.what() + ")");
   }
+}
+
+void FpmPartitioner::observe(const PartitionInput& input) {
+  FpmMeasurement m;
+  if (input.current.size() > 1) learn(input, m);
+}
+
+std::string FpmPartitioner::learn(const PartitionInput& input, FpmMeasurement& m) {
+  if (std::string problem = measure(input, m); !problem.empty()) return problem;
+  const std::size_t p = input.current.size();
+  // A model is valid for one set of processes and one problem size only.
+  if (history_.processes() != p || history_.total() != m.total) history_.reset(p, m.total);
+  for (std::size_t i = 0; i < p; ++i) history_.add(i, m.size[i], m.size[i] / m.time[i]);
+  return "";
 }
 
 }  // namespace flexmpi

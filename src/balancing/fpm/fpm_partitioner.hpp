@@ -27,6 +27,8 @@ class FpmPartitioner : public Partitioner {
  public:
   /// Steps (1)-(4); never throws: degenerate input keeps the partition and says why.
   PartitionResult partition(const PartitionInput& input) final;
+  /// Step (1) alone: adds the measured (size, speed) of each process.
+  void observe(const PartitionInput& input) final;
   /// Forgets the models (the set of processes changed).
   void reset() override { history_.reset(0, 0.0); }
 
@@ -46,6 +48,9 @@ class FpmPartitioner : public Partitioner {
   FpmSolveStats stats_;
 
  private:
+  /// Step (1): "" after adding the measurement `m` of `input`, else why it could not.
+  std::string learn(const PartitionInput& input, FpmMeasurement& m);
+
   SpeedHistory history_;
 };
 
