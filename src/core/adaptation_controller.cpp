@@ -73,8 +73,10 @@ void AdaptationController::begin_iteration(std::span<const std::string> events,
   // Both happen before the iteration opens: inside it, rank 0's prediction and
   // trace writing (~2 ms) were measured as its computation, and rank 0 looked
   // 10 % slower than it is in every traced static run (issue 11).
-  if (!interval_traced_) forecast_next(state_.blocks(), nullptr);
-  trace_interval({});
+  if (!interval_traced_) {
+    forecast_next(state_.blocks(), nullptr);
+    trace_interval({});
+  }
   monitor_.begin(events);
   iteration_from_si_init_ = closed_by_evaluate;
 }

@@ -98,9 +98,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   // (and, with several ranks per core, its real work's preemptions) would
   // read as a shared PE. Its computation is still wall - MPI.
   if (hook_ != nullptr && hook_->reports_cpu_as_wall()) sample.cpu = sample.wall;
-  // MPI time is read from the PMPI wrappers' TSC timer, wall time from
-  // CLOCK_MONOTONIC; their calibrated rates differ by ~1e-5, so an iteration
-  // that is all MPI could show a few ns more MPI than wall time.
+  // With MPI_THREAD_MULTIPLE other threads' MPI time counts too: never more than the wall.
   sample.mpi = std::min(stopwatch_.mpi(), sample.wall);
   sample.metric = metric_.metric_value(counts_);
   open_ = false;

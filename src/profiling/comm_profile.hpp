@@ -90,7 +90,9 @@ class CommProfile {
   [[nodiscard]] const IntervalTimer& timer() const noexcept { return timer_; }
 
   /// Time spent in MPI since start-up (cumulative), read by the monitor.
-  [[nodiscard]] double mpi_seconds() const noexcept { return totals().seconds; }
+  [[nodiscard]] double mpi_seconds() const noexcept {
+    return thread_safe_ ? totals().seconds : totals_.seconds;  // once per monitored iteration
+  }
   /// Sum over all operations since start-up.
   [[nodiscard]] OpStats totals() const noexcept;
   /// All rows since start-up, in operation order.
