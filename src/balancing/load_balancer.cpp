@@ -72,6 +72,23 @@ double slowest_wall_per_iteration(const std::deque<IntervalReport>& evidence) {
   return slowest.empty() ? 0.0 : median(slowest);
 }
 
+// Per process, the median speed (metric per second of effective computation)
+// over `window`.
+std::vector<double> median_speeds(const std::deque<IntervalReport>& window,
+                                  double dedicated_threshold) {
+  if (window.empty()) return {};
+  std::vector<double> speeds;
+  for (std::size_t p = 0; p < window.back().processes.size(); ++p) {
+    std::vector<double> samples;
+    for (const IntervalReport& report : window) {
+      if (p < report.processes.size())
+        samples.push_back(report.processes[p].speed(dedicated_threshold));
+    }
+    speeds.push_back(median(samples));
+  }
+  return speeds;
+}
+
 }  // namespace
 
 nlohmann::json BalanceDecision::to_json() const {
@@ -189,16 +206,30 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
 }
 
 std::vector<double> LoadBalancer::evidence_speeds() const {
-  if (evidence_.empty()) return {};
-  std::vector<double> speeds;
-  for (std::size_t p = 0; p < evidence_.back().processes.size(); ++p) {
-    std::vector<double> samples;
-    for (const IntervalReport& report : evidence_) {
-      samples.push_back(report.processes[p].speed(dedicated_threshold_));
+  return median_speeds(evidence_, dedicated_threshold_);
+}
+
+bool LoadBalancer::pays_across_load_states(const Situation& situation,
+                                           const Decomposition& proposed) const {
+  const std::vector<double> before = median_speeds(evidence_before_change_, dedicated_threshold_);
+  const std::vector<double> now = median_speeds(evidence_, dedicated_threshold_);
+  const std::size_t p = situation.current.size();
+  if (before.size() != p || now.size() != p || proposed.size() != p) return true;
+  // Slowest process's time per iteration of `blocks` at `speeds`.
+  const auto iteration_seconds = [&](const Decomposition& blocks,
+                                     const std::vector<double>& speeds) {
+    double slowest = 0.0;
+    for (std::size_t i = 0; i < p; ++i) {
+      slowest = std::max(slowest, block_work(blocks[i], situation.row_work) / speeds[i]);
     }
-    speeds.push_back(median(samples));
-  }
-  return speeds;
+    return slowest;
+  };
+  const auto positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0.0; });
+  };
+  if (!positive(before) || !positive(now)) return true;  // an empty block: no speed to judge by
+  return iteration_seconds(proposed, before) + iteration_seconds(proposed, now) <
+         iteration_seconds(situation.current, before) + iteration_seconds(situation.current, now);
 }
 
 bool LoadBalancer::settled_imbalance_possible(const BalanceVerdict& verdict) const {
@@ -344,6 +375,7 @@ BalanceDecision LoadBalancer::undo_move(const Situation& situation, BalanceDecis
   // The blocks that ran faster come back at once: no confirmation, and no
   // cost test (moving forth paid, moving back costs the same). Not judged
   // again: the back-off level the harm raised asks more of the next move.
+  evidence_before_change_ = evidence_;
   decision.after = std::move(blocks);
   decision.changed = true;
   decision.undo = true;
@@ -425,6 +457,12 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
     decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)" + backoff_note();
     return decision;
   }
+  if (backoff_ > 0 && !by_target && !pays_across_load_states(situation, result.blocks)) {
+    decision.held = "the move would not pay over the load before the last change and now together" +
+                    backoff_note();
+    return decision;
+  }
+  evidence_before_change_ = evidence_;
   decision.after = std::move(result.blocks);
   decision.changed = true;
   moved_ = true;

@@ -32,8 +32,11 @@
 //   back-off level: each level doubles the confirmations a move needs and
 //   the margin its gain must clear. A move after which the iterations are
 //   slower than before is undone at once. A move that delivers, or a full
-//   window of steady speeds, lowers the level again. Alg. 5's burst/long-term
-//   distinction (k) stays underneath;
+//   window of steady speeds, lowers the level again. At a level above 0 a
+//   move must also pay averaged over two load states: the window that
+//   justified the last change and the current one (a load that alternates
+//   between cores made every move right for one state and wrong for the
+//   next). Alg. 5's burst/long-term distinction (k) stays underneath;
 // - a partitioner's own target: where the partitioner does not aim at equal
 //   times (drum with a communication weight, DRUM thesis 3.1.2.3), a window
 //   full window of intervals on the current blocks asks it for its blocks, and
@@ -145,6 +148,7 @@ class LoadBalancer {
     refined_ = false;
     unchecked_move_.reset();
     undo_to_.reset();
+    evidence_before_change_.clear();
     backoff_ = 0;
     steady_intervals_ = 0;
     partitioner_->reset();
@@ -180,6 +184,11 @@ class LoadBalancer {
   /// Keeps what a move about computation time predicts, to judge it once its
   /// blocks are measured.
   void watch_move(const RebalanceAssessment& predicted, const Situation& situation);
+  /// At a back-off level: whether `proposed` takes less time per iteration
+  /// than the current blocks summed over the speeds of the window before the
+  /// last change and of the current one (true when either is unknown).
+  [[nodiscard]] bool pays_across_load_states(const Situation& situation,
+                                             const Decomposition& proposed) const;
   /// Goes back to the blocks before a move that made the iterations slower.
   BalanceDecision undo_move(const Situation& situation, BalanceDecision decision);
 
@@ -208,8 +217,9 @@ class LoadBalancer {
   std::optional<MoveOutcome> unchecked_move_;  // the last move, its blocks not yet judged
   Decomposition blocks_before_move_;           // the blocks the last move left
   std::optional<Decomposition> undo_to_;       // blocks to go back to: the move did harm
-  int backoff_ = 0;                            // failed moves not made good since
-  int steady_intervals_ = 0;                   // consecutive intervals of steady speeds
+  std::deque<IntervalReport> evidence_before_change_;  // the window the last change left
+  int backoff_ = 0;                                    // failed moves not made good since
+  int steady_intervals_ = 0;                           // consecutive intervals of steady speeds
   std::unique_ptr<Partitioner> partitioner_;
 };
 
