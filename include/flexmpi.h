@@ -32,8 +32,8 @@ enum {
   XMPI_ERR_INTERNAL = -8     /**< a bug in flexmpi: please report it */
 };
 
-/** Data distribution scheme of a registered structure. */
-typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
+/** Data distribution scheme of a registered structure (see "Distributed in place" below). */
+typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED, XMPI_DISTRIBUTED_IN_PLACE } XMPI_Scheme;
 
 /** Process status (thesis 4.3). */
 enum { XMPI_RUNNING, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };

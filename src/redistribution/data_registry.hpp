@@ -8,6 +8,9 @@
 //   vector, replicated    all `size` elements on every process
 //   dense,  distributed   count x size elements, row-major
 //   dense,  replicated    size x size elements on every process
+//   vector, dense, in place   as distributed, but in flexmpi's memory: the
+//                         block sits at its global offset in an address
+//                         window of the whole structure (AddressWindow)
 //   CSR,    distributed   ia[0..count] starting at 0, ja (global column
 //                         indices) and values of the ia[count] local nonzeros
 //   CSR,    replicated    the whole matrix: ia[0..size], ja, values (nnz)
@@ -35,6 +38,10 @@
 //     every row to every process). A
 //     replicated sparse matrix has the same sparsity pattern (ia, ja) on
 //     every process, so only its values move.
+//   - in-place structures: rows a process keeps stay where they are, rows
+//     that arrive are received into their global place in the window, the
+//     user's pointer moves to the new block's first row, and whole pages of
+//     rows that left are given back (nothing is allocated, nothing copied).
 // Only rows that change owner move, each once, directly from the old owner
 // to the new one (no root); rows a process keeps do not leave it.
 //
@@ -53,6 +60,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +68,7 @@
 
 #include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
+#include "redistribution/address_window.hpp"
 
 namespace flexmpi {
 
@@ -102,7 +111,12 @@ struct Structure {
   std::int64_t size = 0;
   std::int64_t nnz = 0;    ///< sparse only
   std::size_t extent = 0;  ///< bytes per element
+  /// Scheme::distributed_in_place: the whole structure's address range;
+  /// *data points at the block's first row in it.
+  std::unique_ptr<redistribution::AddressWindow> window;
   [[nodiscard]] bool sparse() const { return kind == Kind::csr || kind == Kind::csc; }
+  /// Whether a process holds only its block (distributed, in place or not).
+  [[nodiscard]] bool distributed() const { return scheme != Scheme::replicated; }
 };
 
 }  // namespace detail
@@ -110,6 +124,8 @@ struct Structure {
 class DataRegistry {
  public:
   DataRegistry() = default;
+  /// Hands in-place structures back to the application (see unregister).
+  ~DataRegistry() { clear(); }
   DataRegistry(const DataRegistry&) = delete;
   DataRegistry& operator=(const DataRegistry&) = delete;
 
@@ -133,8 +149,13 @@ class DataRegistry {
                            std::int64_t size, std::int64_t nnz, MPI_Datatype type, Scheme scheme);
 
   /// Forgets the structure one of whose registered addresses is `address`;
-  /// its buffers stay as they are. Error(invalid_argument) for another address.
+  /// its buffers stay as they are, except that an in-place structure's block
+  /// is copied into a malloc'ed buffer (Error(out_of_memory), and nothing
+  /// changes, if there is no memory for it). Error(invalid_argument) for
+  /// another address.
   void unregister(const void* address);
+  /// Forgets every structure, handing in-place blocks back as unregister
+  /// does (one that finds no memory for its copy keeps its window mapped).
   void clear() noexcept;
   [[nodiscard]] std::size_t structure_count() const noexcept { return structures_.size(); }
   [[nodiscard]] bool empty() const noexcept { return structures_.empty(); }
@@ -180,7 +201,12 @@ class DataRegistry {
   [[nodiscard]] std::uint64_t max_message_bytes() const noexcept { return max_message_bytes_; }
 
  private:
-  void add(const detail::Structure& structure);
+  void add(detail::Structure structure, const std::string& call);
+  // Scheme::distributed_in_place: moves this process's block of a new
+  // structure into a window of the whole structure and frees the user's buffer.
+  void move_into_window(detail::Structure& structure, const std::string& call) const;
+  // The reverse: a malloc'ed copy of the block, and the window unmapped.
+  void hand_back(detail::Structure& structure) const;
   // Vectors and dense matrices: `size` rows of `row_length` elements.
   void register_rows(detail::Kind kind, const char* call, void** data_address, std::int64_t size,
                      std::int64_t row_length, MPI_Datatype type, Scheme scheme);
