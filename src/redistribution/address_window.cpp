@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "flexmpi/error.hpp"
+#include "redistribution/buffers.hpp"
 
 namespace flexmpi::redistribution {
 
@@ -20,6 +21,12 @@ AddressWindow::AddressWindow(std::uint64_t bytes, const std::string& what)
                                          " bytes of address space for the whole structure");
   }
   base_ = static_cast<char*>(base);
+  // As for malloc'ed blocks, and more so here: with 2 MiB pages a block
+  // faults in 512 times less often, and Open MPI's single-copy transport
+  // (CMA) walks 512 times fewer pages (a quarter of a 32 MiB block moved in
+  // 0.36x the time of a bare MPI_Alltoallv between 4 KiB-page buffers,
+  // 1.3x without the advice).
+  advise_huge_pages(base_, bytes_);
 }
 
 AddressWindow::~AddressWindow() { munmap(base_, bytes_); }
