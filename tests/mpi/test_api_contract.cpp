@@ -183,7 +183,7 @@ TEST(ApiContract, InPlaceVectorsAndMatricesMoveAndComeBackMalloced) {
     EXPECT_EQ(x[kept - after.displ], 3.0 * kept);
   }
   // A sparse matrix cannot be in place: refused by name, nothing registered.
-  int* ia = nullptr;
+  auto* ia = static_cast<int*>(std::calloc(after.count + 1, sizeof(int)));
   int* ja = nullptr;
   double* values = nullptr;
   EXPECT_EQ(
@@ -193,6 +193,7 @@ TEST(ApiContract, InPlaceVectorsAndMatricesMoveAndComeBackMalloced) {
   EXPECT_EQ(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, static_cast<XMPI_Scheme>(7)), XMPI_ERR_ARG);
   EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("XMPI_DISTRIBUTED_IN_PLACE"));
   EXPECT_EQ(runtime().state().data().structure_count(), 2u);
+  std::free(ia);
 
   must(XMPI_Redistribute_data(after.count, after.displ, before.count, before.displ),
        "XMPI_Redistribute_data");
