@@ -293,6 +293,22 @@ std::vector<double> DataRegistry::local_row_nonzeros() const {
 
 // ---- redistribution -----------------------------------------------------------------
 
+namespace {
+
+// An in-place structure's pointer is the old block's first row in its window.
+std::string check_window_pointer(const Structure& s, const RowBlock& old_block,
+                                 const std::string& name) {
+  const std::uint64_t row_bytes = row_elements(s) * s.extent;
+  if (!s.window || old_block.count == 0 || *s.data == s.window->at(old_block.displ * row_bytes)) {
+    return {};
+  }
+  return name + ": the pointer is not where flexmpi put row " + std::to_string(old_block.displ) +
+         " (an in-place buffer must not be reallocated or replaced; or the old block is not the "
+         "one this process holds)";
+}
+
+}  // namespace
+
 std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<const RowBlock> to,
                                       int rank, int nprocs) const {
   // With nothing registered, the decompositions must still agree with each
@@ -322,13 +338,8 @@ std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<
         return name + ": the data pointer is null on a process that holds " +
                std::to_string(rows_held) + " rows";
       }
-      const std::uint64_t row_bytes = row_elements(s) * s.extent;
-      if (s.window && rows_held > 0 && *s.data != s.window->at(old_block.displ * row_bytes)) {
-        return name + ": the pointer is not where flexmpi put row " +
-               std::to_string(old_block.displ) +
-               " (an in-place buffer must not be reallocated or replaced; or the old block is "
-               "not the one this process holds)";
-      }
+      error = check_window_pointer(s, old_block, name);
+      if (!error.empty()) return error;
       buffers.emplace_back(*s.data, i);
       continue;
     }
