@@ -11,7 +11,7 @@
 //      agrees, and checks the global nnz;
 //   3. processes that receive rows allocate (or grow their arrays); a third
 //      allreduce agrees that everyone got the memory (skipped when nobody
-//      receives rows);
+//      receives rows, or only in-place structures, which have their window);
 //   4. the rows that change owner move, every structure at once.
 //
 // Point-to-point rather than Algorithm 4's MPI_Alltoallv/MPI_Allgatherv:
@@ -31,8 +31,8 @@
 //     process, p times what changes owner.
 // On 2 processes both move the same single message; what is left to pay is
 // the agreements (a few microseconds), the rows a process keeps (copied, or
-// shifted in place) and first-touch page faults of memory a block grows
-// into. bench/redistribution_bench.cpp measures it against a
+// shifted in place; neither for an in-place structure) and first-touch page
+// faults of memory a block grows into. bench/redistribution_bench.cpp measures it against a
 // bare MPI_Alltoallv of the same bytes between warm preallocated buffers.
 //
 // The library's own messages use PMPI_* so that they do not count in the
