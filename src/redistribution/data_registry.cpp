@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <string>
@@ -186,7 +187,7 @@ void DataRegistry::clear() noexcept {
     if (!s.window) continue;
     try {
       hand_back(s);
-    } catch (const Error&) {
+    } catch (const std::exception&) {
       // No memory for the copy: the block stays where the pointer points.
       (void)s.window.release();  // NOLINT(bugprone-unused-return-value)
     }
