@@ -131,7 +131,9 @@ class DataRegistry {
 
   /// Registers a vector of `size` elements (thesis Fig. 4.23). data_address
   /// is the address of the user's pointer, whose buffer must come from
-  /// malloc (a distributed one is reallocated). Throws Error(invalid_argument)
+  /// malloc (a distributed one is reallocated; an in-place one is copied into
+  /// its window at local_block() and freed, Error(out_of_memory) if the
+  /// window cannot be reserved). Throws Error(invalid_argument)
   /// for a null or already registered address, a negative size, a size
   /// different from the structures already registered, a null, uncommitted
   /// or unsupported (lower bound not 0) datatype.
@@ -140,7 +142,8 @@ class DataRegistry {
   void register_dense(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
   /// Registers a CSR matrix of `size` rows and `nnz` nonzeros (global),
   /// decomposed in row blocks (Fig. 4.25). Indices are int (at most INT_MAX
-  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit.
+  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit. Not in
+  /// place: Scheme::distributed_in_place is Error(invalid_argument).
   void register_sparse(int** ia_address, int** ja_address, void** values_address, std::int64_t size,
                        std::int64_t nnz, MPI_Datatype type, Scheme scheme);
   /// Registers a CSC matrix decomposed in column blocks: col_ptr[0..count]

@@ -323,6 +323,18 @@ TEST_F(InPlace, RegistrationRefusesWhatItCannotPlace) {
                Error);
   EXPECT_EQ(x, before);
   EXPECT_EQ(x[0], 4.0);
+  // A structure larger than the address space (512 TiB) cannot be reserved.
+  registry.set_local_block({0, 0});
+  try {
+    registry.register_dense(reinterpret_cast<void**>(&x), std::int64_t{1} << 23, MPI_DOUBLE,
+                            Scheme::distributed_in_place);
+    ADD_FAILURE() << "a 512 TiB window was reserved";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), Errc::out_of_memory) << error.what();
+  }
+  EXPECT_EQ(registry.structure_count(), 0u);
+  EXPECT_EQ(x, before);
+  EXPECT_EQ(x[0], 4.0);
   std::free(x);
 }
 
