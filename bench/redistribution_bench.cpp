@@ -15,7 +15,13 @@
 // exchange what a contiguous block that keeps rows must also do when its
 // first row changes: shift the rows it keeps by one memmove (timed apart, on
 // a warm buffer). The registered array starts with the block's first row and
-// is the user's malloc'ed memory, so no method avoids that shift.
+// is the user's malloc'ed memory, so no method avoids that shift. "In place"
+// is the same vector registered with Scheme::distributed_in_place: the block
+// lives at its global offset in a window of the whole vector, so kept rows
+// do not move at all and the floor is the bare exchange itself. The window
+// asks for 2 MiB pages, which also speed up Open MPI's single-copy transport,
+// so "bare 2M" times the bare exchange between buffers with that advice
+// too: the fair floor of the in-place scheme.
 // Prints the median of `runs` runs (default 20) of each, and the ratios.
 //
 // Results: docs/results.md, "Redistribution against a bare MPI_Alltoallv".
@@ -28,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "redistribution/address_window.hpp"
 #include "redistribution/data_registry.hpp"
 
 namespace {
@@ -58,12 +65,44 @@ std::int64_t overlap(const RowBlock& a, const RowBlock& b) {
 }
 
 struct Result {
-  double registry = 0.0, bare = 0.0, algorithm4 = 0.0, floor = 0.0;
+  double registry = 0.0, in_place = 0.0, bare = 0.0, bare_huge = 0.0, algorithm4 = 0.0, floor = 0.0;
   std::uint64_t bytes_moved = 0;
 };
 
+// A registry of one vector of global row values, on block `mine`.
+struct Registered {
+  double* x = nullptr;
+  flexmpi::DataRegistry registry;
+
+  Registered(const RowBlock& mine, std::int64_t rows, flexmpi::Scheme scheme)
+      : x(static_cast<double*>(std::malloc(std::max<std::int64_t>(mine.count, 1) * 8))) {
+    for (std::int64_t k = 0; k < mine.count; ++k) x[k] = static_cast<double>(mine.displ + k);
+    registry.set_local_block(mine);
+    registry.register_vector(reinterpret_cast<void**>(&x), rows, MPI_DOUBLE, scheme);
+  }
+  Registered(const Registered&) = delete;
+  Registered& operator=(const Registered&) = delete;
+  ~Registered() {
+    registry.clear();  // an in-place vector comes back malloc'ed
+    std::free(x);
+  }
+
+  // Moves the vector; returns the bytes this process sent.
+  std::uint64_t move(const Decomposition& from, const Decomposition& to, MPI_Comm comm) {
+    return registry.redistribute(from, to, comm).bytes_sent;
+  }
+  void check(const RowBlock& mine, int rank, MPI_Comm comm) const {
+    for (std::int64_t k = 0; k < mine.count; ++k) {
+      if (x[k] != static_cast<double>(mine.displ + k)) {
+        std::fprintf(stderr, "rank %d: wrong value at %lld\n", rank, static_cast<long long>(k));
+        PMPI_Abort(comm, 1);
+      }
+    }
+  }
+};
+
 // Each iteration changes the decomposition once with each method, in the
-// same direction, so that all three see the same machine load (this machine
+// same direction, so that all of them see the same machine load (this machine
 // is shared: a run of one method after the other would compare two loads).
 Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm comm) {
   int rank = 0, nprocs = 0;
@@ -71,38 +110,35 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
   MPI_Comm_size(comm, &nprocs);
   const std::int64_t rows = a.back().displ + a.back().count;
   Result result;
-
-  auto* x = static_cast<double*>(std::malloc(std::max<std::int64_t>(a[rank].count, 1) * 8));
-  for (std::int64_t k = 0; k < a[rank].count; ++k) x[k] = static_cast<double>(a[rank].displ + k);
-  flexmpi::DataRegistry registry;
-  registry.register_vector(reinterpret_cast<void**>(&x), rows, MPI_DOUBLE,
-                           flexmpi::Scheme::distributed);
+  Registered malloced(a[rank], rows, flexmpi::Scheme::distributed);
+  Registered in_place(a[rank], rows, flexmpi::Scheme::distributed_in_place);
 
   std::int64_t max_block = 0;
   for (const Decomposition* d : {&a, &b}) {
     for (const RowBlock& block : *d) max_block = std::max(max_block, block.count);
   }
   std::vector<double> send_buffer(max_block + 1, 1.0), receive_buffer(max_block + 1, 0.0);
+  const flexmpi::redistribution::AddressWindow huge_send((max_block + 1) * 8, "bench"),
+      huge_receive((max_block + 1) * 8, "bench");
+  std::memset(huge_send.at(0), 1, huge_send.bytes());  // warm, like the vectors
+  std::memset(huge_receive.at(0), 0, huge_receive.bytes());
   std::vector<double> shift_buffer(2 * max_block + 1, 2.0);
   auto* old_block = static_cast<double*>(std::calloc(std::max<std::int64_t>(a[rank].count, 1), 8));
 
-  std::vector<double> registry_times, bare_times, algorithm4_times, floor_times;
+  std::vector<double> registry_times, in_place_times, bare_times, bare_huge_times, algorithm4_times,
+      floor_times;
   for (int i = 0; i < runs + 2; ++i) {  // two warm-up iterations
     const Decomposition& from = i % 2 == 0 ? a : b;
     const Decomposition& to = i % 2 == 0 ? b : a;
 
-    // 1. DataRegistry::redistribute.
-    flexmpi::RedistributionStats stats;
-    const double t1 = timed(comm, [&] { stats = registry.redistribute(from, to, comm); });
-    std::uint64_t sent = stats.bytes_sent;
+    // 1. DataRegistry::redistribute, of a malloc'ed and of an in-place vector.
+    std::uint64_t sent = 0;
+    const double t1 = timed(comm, [&] { sent = malloced.move(from, to, comm); });
+    const double t5 = timed(comm, [&] { in_place.move(from, to, comm); });
     PMPI_Allreduce(MPI_IN_PLACE, &sent, 1, MPI_UINT64_T, MPI_SUM, comm);
     result.bytes_moved = sent;
-    for (std::int64_t k = 0; k < to[rank].count; ++k) {
-      if (x[k] != static_cast<double>(to[rank].displ + k)) {
-        std::fprintf(stderr, "rank %d: wrong value at %lld\n", rank, static_cast<long long>(k));
-        PMPI_Abort(comm, 1);
-      }
-    }
+    malloced.check(to[rank], rank, comm);
+    in_place.check(to[rank], rank, comm);
 
     // 2. Bare MPI_Alltoallv of the rows that change owner, preallocated buffers.
     // 3. Algorithm 4: MPI_Alltoallv of every row (self included) into a fresh block.
@@ -128,6 +164,10 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
       PMPI_Alltoallv(send_buffer.data(), scounts.data(), sdispls.data(), MPI_DOUBLE,
                      receive_buffer.data(), rcounts.data(), rdispls.data(), MPI_DOUBLE, comm);
     });
+    const double t6 = timed(comm, [&] {
+      PMPI_Alltoallv(huge_send.at(0), scounts.data(), sdispls.data(), MPI_DOUBLE,
+                     huge_receive.at(0), rcounts.data(), rdispls.data(), MPI_DOUBLE, comm);
+    });
     const double t3 = timed(comm, [&] {
       auto* new_block =
           static_cast<double*>(std::malloc(std::max<std::int64_t>(to[rank].count, 1) * 8));
@@ -148,14 +188,17 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
     if (i >= 2) {
       floor_times.push_back(t2 + t4);
       registry_times.push_back(t1);
+      in_place_times.push_back(t5);
       bare_times.push_back(t2);
+      bare_huge_times.push_back(t6);
       algorithm4_times.push_back(t3);
     }
   }
-  std::free(x);
   std::free(old_block);
   result.registry = median(registry_times);
+  result.in_place = median(in_place_times);
   result.bare = median(bare_times);
+  result.bare_huge = median(bare_huge_times);
   result.algorithm4 = median(algorithm4_times);
   result.floor = median(floor_times);
   return result;
@@ -202,9 +245,11 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       std::printf(
           "%-34s moved %7.2f MiB  redistribute %8.3f ms  bare Alltoallv %8.3f ms  ratio %.2f  "
+          "| in place %8.3f ms  ratio %.2f  bare 2M %8.3f ms  ratio %.2f  "
           "| floor %8.3f ms  ratio %.2f  | Alg. 4 Alltoallv %8.3f ms  ratio %.2f\n",
           scenario.name, r.bytes_moved / double(1 << 20), r.registry * 1e3, r.bare * 1e3,
-          r.registry / r.bare, r.floor * 1e3, r.registry / r.floor, r.algorithm4 * 1e3,
+          r.registry / r.bare, r.in_place * 1e3, r.in_place / r.bare, r.bare_huge * 1e3,
+          r.in_place / r.bare_huge, r.floor * 1e3, r.registry / r.floor, r.algorithm4 * 1e3,
           r.registry / r.algorithm4);
     }
   }

@@ -32,8 +32,8 @@ enum {
   XMPI_ERR_INTERNAL = -8     /**< a bug in flexmpi: please report it */
 };
 
-/** Data distribution scheme of a registered structure. */
-typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED } XMPI_Scheme;
+/** Data distribution scheme of a registered structure (see "Distributed in place" below). */
+typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED, XMPI_DISTRIBUTED_IN_PLACE } XMPI_Scheme;
 
 /** Process status (thesis 4.3). */
 enum { XMPI_RUNNING, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
@@ -151,6 +151,22 @@ int XMPI_Get_process_status(void);
  * contents are lost). Grow it again after such a call. A replicated buffer
  * is never reallocated, and a call that leaves this process's block as it
  * was leaves its buffer untouched.
+ *
+ * Distributed in place (XMPI_DISTRIBUTED_IN_PLACE, vectors and dense
+ * matrices). As XMPI_DISTRIBUTED, but the buffer becomes flexmpi's: the
+ * registration copies the block into a reserved address range of the WHOLE
+ * structure (size rows; memory only for the pages touched), at the block's
+ * global rows, frees the malloc'ed buffer and points x at the block's first
+ * row, so x[0..count) is the block. When the block changes, the rows this
+ * process keeps stay where they are (x moves with the first row) and the
+ * others are sent and received straight at their global places: nothing is
+ * allocated or copied. Never realloc or free x (a replaced pointer is
+ * XMPI_ERR_ARG at the next call that moves rows); register it after
+ * XMPI_Get_wsize. x[-k] (k <= displ) and x[count+k] (displ + count + k <
+ * size) are neighbouring global rows this process does NOT own: halo rows
+ * may be written there, but are lost at a call that changes the blocks. XMPI_Unregister, and
+ * MPI_Finalize for what is still registered, hand back a malloc'ed copy of the block: the buffer is
+ * the application's again. A sparse matrix cannot be in place (XMPI_ERR_ARG).
  */
 
 /*
@@ -176,10 +192,12 @@ int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, lo
 /**
  * Stops following a registered structure: ptr_address is the address given
  * at its registration (for a sparse matrix, ia_address). Its buffers become
- * the application's, as they are now: flexmpi no longer moves or frees them
- * (so the pointer need not outlive the loop at file scope). An address that
- * is not registered is XMPI_ERR_ARG. Local, but every process must
- * unregister the same structures before the next call that moves rows.
+ * the application's, as they are now (in place: a malloc'ed copy of the
+ * block, XMPI_ERR_NOMEM if there is no memory for it): flexmpi no longer
+ * moves or frees them (so the pointer need not outlive the loop at file
+ * scope). An address that is not registered is XMPI_ERR_ARG. Local, but
+ * every process must unregister the same structures before the next call
+ * that moves rows.
  */
 int XMPI_Unregister(void* ptr_address);
 

@@ -55,8 +55,9 @@ std::vector<long long> monitor_end();
 /// High-level form: closes the open iteration, if any, and opens the next one.
 void monitor_si_init();
 
-/// Data distribution scheme of a registered structure (thesis 4.5.1).
-enum class Scheme { distributed = 0, replicated = 1 };
+/// Data distribution scheme of a registered structure (thesis 4.5.1);
+/// distributed_in_place is XMPI_DISTRIBUTED_IN_PLACE (flexmpi.h).
+enum class Scheme { distributed = 0, replicated = 1, distributed_in_place = 2 };
 
 /// Registers structures that follow the decomposition (see flexmpi.h):
 /// `data` is the address of a malloc'ed pointer flexmpi may reallocate, and

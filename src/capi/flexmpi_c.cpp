@@ -34,12 +34,18 @@ std::vector<std::string> node_classes(char* node_class[], int nprocs) {
 }
 
 flexmpi::Scheme to_scheme(XMPI_Scheme scheme) {
-  if (scheme != XMPI_DISTRIBUTED && scheme != XMPI_REPLICATED) {
-    throw flexmpi::Error(flexmpi::Errc::invalid_argument,
-                         "scheme=" + std::to_string(static_cast<int>(scheme)) +
-                             ": expected XMPI_DISTRIBUTED or XMPI_REPLICATED");
+  switch (scheme) {
+    case XMPI_DISTRIBUTED:
+      return flexmpi::Scheme::distributed;
+    case XMPI_REPLICATED:
+      return flexmpi::Scheme::replicated;
+    case XMPI_DISTRIBUTED_IN_PLACE:
+      return flexmpi::Scheme::distributed_in_place;
   }
-  return scheme == XMPI_DISTRIBUTED ? flexmpi::Scheme::distributed : flexmpi::Scheme::replicated;
+  throw flexmpi::Error(flexmpi::Errc::invalid_argument,
+                       "scheme=" + std::to_string(static_cast<int>(scheme)) +
+                           ": expected XMPI_DISTRIBUTED, XMPI_REPLICATED or "
+                           "XMPI_DISTRIBUTED_IN_PLACE");
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ double redistribution_cost_thesis(std::span<const StructureShape> structures,
   const double rows = moved_rows(from, to);
   // The collective of eq. 5.9 for a structure of `bytes` that change owner.
   const auto collective = [&](Scheme scheme, double bytes) {
-    if (scheme == Scheme::distributed) {
+    if (scheme != Scheme::replicated) {
       return call_seconds(library, Routine::alltoallv, bytes, p, network);
     }
     return call_seconds(library, Routine::allgatherv, bytes / p, p, network);  // average block

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -22,7 +26,7 @@ using namespace redistribution;  // NOLINT(google-build-using-namespace)
 
 // ---- registration -------------------------------------------------------------------
 
-void DataRegistry::add(const Structure& structure) {
+void DataRegistry::add(Structure structure, const std::string& call) {
   const void* addresses[] = {structure.data, structure.ptr, structure.idx};
   for (std::size_t i = 0; i < structures_.size(); ++i) {
     const Structure& other = structures_[i];
@@ -38,8 +42,48 @@ void DataRegistry::add(const Structure& structure) {
             std::to_string(rows_) +
             " of the structures already registered (they share one decomposition, thesis 4.5.2)");
   }
-  structures_.push_back(structure);
+  if (structure.scheme == Scheme::distributed_in_place) move_into_window(structure, call);
   rows_ = structure.size;
+  structures_.push_back(std::move(structure));
+}
+
+void DataRegistry::move_into_window(Structure& structure, const std::string& call) const {
+  if (!local_block_) {
+    invalid(call +
+            ": an in-place structure is placed at its block's global rows: ask for the block "
+            "(XMPI_Get_wsize) before registering it");
+  }
+  const RowBlock block = *local_block_;
+  if (block.count > structure.size - block.displ) {
+    invalid(call + ": this process's block {count " + std::to_string(block.count) + ", displ " +
+            std::to_string(block.displ) + "} is not within the " + std::to_string(structure.size) +
+            " rows");
+  }
+  if (block.count > 0 && *structure.data == nullptr) {
+    invalid(call + ": the buffer is null but this process holds " + std::to_string(block.count) +
+            " rows");
+  }
+  const std::uint64_t row_bytes = row_elements(structure) * structure.extent;
+  structure.window = std::make_unique<AddressWindow>(structure.size * row_bytes, call);
+  if (block.count > 0) {
+    std::memcpy(structure.window->at(block.displ * row_bytes), *structure.data,
+                block.count * row_bytes);
+  }
+  std::free(*structure.data);
+  *structure.data = structure.window->at(block.displ * row_bytes);
+}
+
+void DataRegistry::hand_back(Structure& structure) const {
+  const std::uint64_t row_bytes = row_elements(structure) * structure.extent;
+  const RowBlock block = local_block_.value_or(RowBlock{});
+  void* copy = std::malloc(std::max<std::uint64_t>(block.count * row_bytes, 1));
+  if (copy == nullptr) {
+    throw Error(Errc::out_of_memory, "unregister: no memory for a copy of the block (" +
+                                         std::to_string(block.count) + " rows)");
+  }
+  std::memcpy(copy, structure.window->at(block.displ * row_bytes), block.count * row_bytes);
+  *structure.data = copy;
+  structure.window.reset();
 }
 
 void DataRegistry::register_rows(Kind kind, const char* call, void** data_address,
@@ -48,14 +92,15 @@ void DataRegistry::register_rows(Kind kind, const char* call, void** data_addres
   const std::string name = call;
   if (data_address == nullptr) invalid(name + ": the address of the pointer is null");
   if (size < 0) invalid(name + ": negative size " + std::to_string(size));
-  if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
+  if (scheme != Scheme::distributed && scheme != Scheme::replicated &&
+      scheme != Scheme::distributed_in_place) {
     invalid(name + ": unknown scheme");
   }
   const std::size_t extent = element_extent(type, call);
   if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
     invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent});
+  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent, {}}, name);
 }
 
 void DataRegistry::register_vector(void** data_address, std::int64_t size, MPI_Datatype type,
@@ -95,6 +140,11 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
     invalid(what + ": a replicated matrix with " + std::to_string(nnz) +
             " nonzeros does not fit int pointers");
   }
+  if (scheme == Scheme::distributed_in_place) {
+    invalid(what +
+            ": scheme distributed in place is for vectors and dense matrices only: register a "
+            "sparse matrix distributed or replicated");
+  }
   if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
     invalid(what + ": unknown scheme");
   }
@@ -102,7 +152,7 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
   if (!fits(nnz, static_cast<std::int64_t>(extent))) {
     invalid(what + ": nnz " + std::to_string(nnz) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent});
+  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent, {}}, what);
 }
 
 void DataRegistry::register_sparse(int** ia_address, int** ja_address, void** values_address,
@@ -127,11 +177,21 @@ void DataRegistry::unregister(const void* address) {
         "unregister: this address is not registered (expected the address given at "
         "registration: &x, not x)");
   }
+  if (it->window) hand_back(*it);
   structures_.erase(it);
   if (structures_.empty()) rows_ = -1;
 }
 
 void DataRegistry::clear() noexcept {
+  for (Structure& s : structures_) {
+    if (!s.window) continue;
+    try {
+      hand_back(s);
+    } catch (const std::exception&) {
+      // No memory for the copy: the block stays where the pointer points.
+      (void)s.window.release();  // NOLINT(bugprone-unused-return-value)
+    }
+  }
   structures_.clear();
   rows_ = -1;
 }
@@ -172,7 +232,7 @@ std::vector<double> DataRegistry::local_row_nonzeros(const RowBlock& local) cons
                                        " of " + describe(s, i) + " are null");
     }
     // A distributed matrix holds only its block; a replicated one all of it.
-    const std::int64_t first = s.scheme == Scheme::distributed ? 0 : local.displ;
+    const std::int64_t first = s.distributed() ? 0 : local.displ;
     for (std::int64_t k = 0; k < local.count; ++k) {
       work[static_cast<std::size_t>(k)] += ptr[first + k + 1] - ptr[first + k];
     }
@@ -183,7 +243,7 @@ std::vector<double> DataRegistry::local_row_nonzeros(const RowBlock& local) cons
 double DataRegistry::bytes_per_row() const {
   double bytes = 0.0;
   for (const Structure& s : structures_) {
-    if (s.scheme != Scheme::distributed) continue;
+    if (!s.distributed()) continue;
     if (s.sparse()) {
       const double nonzeros = s.size > 0 ? static_cast<double>(s.nnz) / s.size : 0.0;
       bytes += nonzeros * static_cast<double>(s.extent + sizeof(int)) + sizeof(int);
@@ -234,6 +294,22 @@ std::vector<double> DataRegistry::local_row_nonzeros() const {
 
 // ---- redistribution -----------------------------------------------------------------
 
+namespace {
+
+// An in-place structure's pointer is the old block's first row in its window.
+std::string check_window_pointer(const Structure& s, const RowBlock& old_block,
+                                 const std::string& name) {
+  const std::uint64_t row_bytes = row_elements(s) * s.extent;
+  if (!s.window || old_block.count == 0 || *s.data == s.window->at(old_block.displ * row_bytes)) {
+    return {};
+  }
+  return name + ": the pointer is not where flexmpi put row " + std::to_string(old_block.displ) +
+         " (an in-place buffer must not be reallocated or replaced; or the old block is not the "
+         "one this process holds)";
+}
+
+}  // namespace
+
 std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<const RowBlock> to,
                                       int rank, int nprocs) const {
   // With nothing registered, the decompositions must still agree with each
@@ -256,13 +332,15 @@ std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<
   for (std::size_t i = 0; i < structures_.size(); ++i) {
     const Structure& s = structures_[i];
     const std::string name = describe(s, i);
-    const bool distributed = s.scheme == Scheme::distributed;
+    const bool distributed = s.distributed();
     if (!s.sparse()) {
       const std::int64_t rows_held = distributed ? old_block.count : s.size;
       if (rows_held > 0 && *s.data == nullptr) {
         return name + ": the data pointer is null on a process that holds " +
                std::to_string(rows_held) + " rows";
       }
+      error = check_window_pointer(s, old_block, name);
+      if (!error.empty()) return error;
       buffers.emplace_back(*s.data, i);
       continue;
     }

@@ -8,6 +8,9 @@
 //   vector, replicated    all `size` elements on every process
 //   dense,  distributed   count x size elements, row-major
 //   dense,  replicated    size x size elements on every process
+//   vector, dense, in place   as distributed, but in flexmpi's memory: the
+//                         block sits at its global offset in an address
+//                         window of the whole structure (AddressWindow)
 //   CSR,    distributed   ia[0..count] starting at 0, ja (global column
 //                         indices) and values of the ia[count] local nonzeros
 //   CSR,    replicated    the whole matrix: ia[0..size], ja, values (nnz)
@@ -35,6 +38,10 @@
 //     every row to every process). A
 //     replicated sparse matrix has the same sparsity pattern (ia, ja) on
 //     every process, so only its values move.
+//   - in-place structures: rows a process keeps stay where they are, rows
+//     that arrive are received into their global place in the window, the
+//     user's pointer moves to the new block's first row, and whole pages of
+//     rows that left are given back (nothing is allocated, nothing copied).
 // Only rows that change owner move, each once, directly from the old owner
 // to the new one (no root); rows a process keeps do not leave it.
 //
@@ -53,6 +60,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,6 +68,7 @@
 
 #include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
+#include "redistribution/address_window.hpp"
 
 namespace flexmpi {
 
@@ -102,7 +111,12 @@ struct Structure {
   std::int64_t size = 0;
   std::int64_t nnz = 0;    ///< sparse only
   std::size_t extent = 0;  ///< bytes per element
+  /// Scheme::distributed_in_place: the whole structure's address range;
+  /// *data points at the block's first row in it.
+  std::unique_ptr<redistribution::AddressWindow> window;
   [[nodiscard]] bool sparse() const { return kind == Kind::csr || kind == Kind::csc; }
+  /// Whether a process holds only its block (distributed, in place or not).
+  [[nodiscard]] bool distributed() const { return scheme != Scheme::replicated; }
 };
 
 }  // namespace detail
@@ -110,12 +124,16 @@ struct Structure {
 class DataRegistry {
  public:
   DataRegistry() = default;
+  /// Hands in-place structures back to the application (see unregister).
+  ~DataRegistry() { clear(); }
   DataRegistry(const DataRegistry&) = delete;
   DataRegistry& operator=(const DataRegistry&) = delete;
 
   /// Registers a vector of `size` elements (thesis Fig. 4.23). data_address
   /// is the address of the user's pointer, whose buffer must come from
-  /// malloc (a distributed one is reallocated). Throws Error(invalid_argument)
+  /// malloc (a distributed one is reallocated; an in-place one is copied into
+  /// its window at local_block() and freed, Error(out_of_memory) if the
+  /// window cannot be reserved). Throws Error(invalid_argument)
   /// for a null or already registered address, a negative size, a size
   /// different from the structures already registered, a null, uncommitted
   /// or unsupported (lower bound not 0) datatype.
@@ -124,7 +142,8 @@ class DataRegistry {
   void register_dense(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
   /// Registers a CSR matrix of `size` rows and `nnz` nonzeros (global),
   /// decomposed in row blocks (Fig. 4.25). Indices are int (at most INT_MAX
-  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit.
+  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit. Not in
+  /// place: Scheme::distributed_in_place is Error(invalid_argument).
   void register_sparse(int** ia_address, int** ja_address, void** values_address, std::int64_t size,
                        std::int64_t nnz, MPI_Datatype type, Scheme scheme);
   /// Registers a CSC matrix decomposed in column blocks: col_ptr[0..count]
@@ -133,8 +152,13 @@ class DataRegistry {
                            std::int64_t size, std::int64_t nnz, MPI_Datatype type, Scheme scheme);
 
   /// Forgets the structure one of whose registered addresses is `address`;
-  /// its buffers stay as they are. Error(invalid_argument) for another address.
+  /// its buffers stay as they are, except that an in-place structure's block
+  /// is copied into a malloc'ed buffer (Error(out_of_memory), and nothing
+  /// changes, if there is no memory for it). Error(invalid_argument) for
+  /// another address.
   void unregister(const void* address);
+  /// Forgets every structure, handing in-place blocks back as unregister
+  /// does (one that finds no memory for its copy keeps its window mapped).
   void clear() noexcept;
   [[nodiscard]] std::size_t structure_count() const noexcept { return structures_.size(); }
   [[nodiscard]] bool empty() const noexcept { return structures_.empty(); }
@@ -180,7 +204,12 @@ class DataRegistry {
   [[nodiscard]] std::uint64_t max_message_bytes() const noexcept { return max_message_bytes_; }
 
  private:
-  void add(const detail::Structure& structure);
+  void add(detail::Structure structure, const std::string& call);
+  // Scheme::distributed_in_place: moves this process's block of a new
+  // structure into a window of the whole structure and frees the user's buffer.
+  void move_into_window(detail::Structure& structure, const std::string& call) const;
+  // The reverse: a malloc'ed copy of the block, and the window unmapped.
+  void hand_back(detail::Structure& structure) const;
   // Vectors and dense matrices: `size` rows of `row_length` elements.
   void register_rows(detail::Kind kind, const char* call, void** data_address, std::int64_t size,
                      std::int64_t row_length, MPI_Datatype type, Scheme scheme);

@@ -11,7 +11,7 @@
 //      agrees, and checks the global nnz;
 //   3. processes that receive rows allocate (or grow their arrays); a third
 //      allreduce agrees that everyone got the memory (skipped when nobody
-//      receives rows);
+//      receives rows, or only in-place structures, which have their window);
 //   4. the rows that change owner move, every structure at once.
 //
 // Point-to-point rather than Algorithm 4's MPI_Alltoallv/MPI_Allgatherv:
@@ -31,8 +31,8 @@
 //     process, p times what changes owner.
 // On 2 processes both move the same single message; what is left to pay is
 // the agreements (a few microseconds), the rows a process keeps (copied, or
-// shifted in place) and first-touch page faults of memory a block grows
-// into. bench/redistribution_bench.cpp measures it against a
+// shifted in place; neither for an in-place structure) and first-touch page
+// faults of memory a block grows into. bench/redistribution_bench.cpp measures it against a
 // bare MPI_Alltoallv of the same bytes between warm preallocated buffers.
 //
 // The library's own messages use PMPI_* so that they do not count in the
@@ -138,6 +138,7 @@ class Redistribution {
     if (mode_ == Mode::fresh && plan_.kept.count > 0) copy_kept_rows();
     exchange.finish();
     for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].window) settle_in_window(structures_[i]);
       if (structures_[i].scheme != Scheme::distributed || mode_ == Mode::unchanged) continue;
       if (mode_ == Mode::shrink) {
         compact_kept_rows(i);
@@ -314,12 +315,13 @@ class Redistribution {
 
   void post_dense_rows(Exchange& exchange, const Structure& s, const Move& move) {
     const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-    char* old_data = static_cast<char*>(*s.data);
-    // Replicated: every process holds all rows, in place; distributed: its block.
-    const bool replicated = s.scheme == Scheme::replicated;
-    const std::int64_t old_first = replicated ? 0 : plan_.old_block.displ;
-    const std::int64_t new_first = replicated ? 0 : plan_.new_block.displ;
-    char* new_data = replicated || mode_ != Mode::fresh ? old_data : move.data;
+    // Replicated and in place: every row at its global offset (all rows held,
+    // or a window of all of them); distributed: the block from the start.
+    const bool global = s.scheme != Scheme::distributed;
+    char* old_data = s.window ? s.window->at(0) : static_cast<char*>(*s.data);
+    const std::int64_t old_first = global ? 0 : plan_.old_block.displ;
+    const std::int64_t new_first = global ? 0 : plan_.new_block.displ;
+    char* new_data = global || mode_ != Mode::fresh ? old_data : move.data;
     for (const Transfer& t : plan_.receives) {
       exchange.receive(t.peer, new_data + (t.first - new_first) * row_bytes, t.rows * row_bytes);
     }
@@ -407,6 +409,18 @@ class Redistribution {
     std::free(*s.data);
     *s.data = move.data;
     move = Move{};
+  }
+
+  // In place: the kept rows stay; the pointer follows the block's first row,
+  // and whole pages of the rows that left go back to the system.
+  void settle_in_window(const Structure& s) const {
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
+    const RowBlock &before = plan_.old_block, &after = plan_.new_block;
+    const std::int64_t old_end = before.displ + before.count;
+    const std::int64_t new_end = after.displ + after.count;
+    s.window->release(before.displ * row_bytes, std::min(old_end, after.displ) * row_bytes);
+    s.window->release(std::max(before.displ, new_end) * row_bytes, old_end * row_bytes);
+    *s.data = s.window->at(after.displ * row_bytes);
   }
 
   // Mode::shrink: the new block is the kept rows (or nothing); they move

@@ -32,8 +32,8 @@ bool is_committed(MPI_Datatype type) {
 
 std::string describe(const Structure& s, std::size_t index) {
   static constexpr const char* kKinds[] = {"vector", "dense matrix", "CSR matrix", "CSC matrix"};
-  return "structure #" + std::to_string(index) + " (" +
-         (s.scheme == Scheme::distributed ? "distributed " : "replicated ") +
+  static constexpr const char* kSchemes[] = {"distributed", "replicated", "in-place distributed"};
+  return "structure #" + std::to_string(index) + " (" + kSchemes[static_cast<int>(s.scheme)] + " " +
          kKinds[static_cast<int>(s.kind)] + ")";
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -158,6 +159,49 @@ TEST(ApiContract, UnregisteringAnUnknownAddressIsAnArgumentError) {
   EXPECT_EQ(XMPI_Unregister(&x), XMPI_SUCCESS) << XMPI_Last_error_message();
   EXPECT_EQ(XMPI_Unregister(&x), XMPI_ERR_ARG);  // once only
   std::free(x);
+}
+
+TEST(ApiContract, InPlaceVectorsAndMatricesMoveAndComeBackMalloced) {
+  const Block before = own_block();
+  double* x = rows_times(before, 3.0);
+  double* a = rows_times(before, 1.0);  // a dense matrix's first column is enough here
+  a = static_cast<double*>(std::realloc(a, sizeof(double) * kRows * (before.count + 1)));
+  must(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+       "XMPI_Register_vector");
+  must(XMPI_Register_dense(&a, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+       "XMPI_Register_dense");
+  const double sum = checksum(x, before);
+  const Block after = uneven_block();
+  ASSERT_EQ(XMPI_Redistribute_data(before.count, before.displ, after.count, after.displ),
+            XMPI_SUCCESS)
+      << XMPI_Last_error_message();
+  EXPECT_EQ(checksum(x, after), sum);
+  EXPECT_EQ(misplaced(x, after, 3.0), 0.0);
+  // The pointer is the block's first row in the window: the kept rows stayed.
+  const int kept = std::max(before.displ, after.displ);
+  if (kept < std::min(before.displ + before.count, after.displ + after.count)) {
+    EXPECT_EQ(x[kept - after.displ], 3.0 * kept);
+  }
+  // A sparse matrix cannot be in place: refused by name, nothing registered.
+  auto* ia = static_cast<int*>(std::calloc(after.count + 1, sizeof(int)));
+  int* ja = nullptr;
+  double* values = nullptr;
+  EXPECT_EQ(
+      XMPI_Register_sparse(&ia, &ja, &values, kRows, 0, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+      XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("vectors and dense matrices only"));
+  EXPECT_EQ(XMPI_Register_vector(&x, kRows, MPI_DOUBLE, static_cast<XMPI_Scheme>(7)), XMPI_ERR_ARG);
+  EXPECT_THAT(XMPI_Last_error_message(), HasSubstr("XMPI_DISTRIBUTED_IN_PLACE"));
+  EXPECT_EQ(runtime().state().data().structure_count(), 2u);
+  std::free(ia);
+
+  must(XMPI_Redistribute_data(after.count, after.displ, before.count, before.displ),
+       "XMPI_Redistribute_data");
+  for (double** v : {&x, &a}) must(XMPI_Unregister(v), "XMPI_Unregister");
+  // The application's malloc'ed buffers again: realloc and free work.
+  x = static_cast<double*>(std::realloc(x, sizeof(double) * (before.count + 8)));
+  EXPECT_EQ(misplaced(x, before, 3.0), 0.0);
+  for (double* v : {x, a}) std::free(v);
 }
 
 TEST(ApiContract, BlocksChangedNeedsAPointer) {
