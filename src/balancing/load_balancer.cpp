@@ -365,7 +365,12 @@ void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decis
   decision.confirmations = std::min(unbalanced_streak_, decision.confirmations_needed);
 }
 
-BalanceDecision LoadBalancer::undo_move(const Situation& situation, BalanceDecision decision) {
+BalanceDecision LoadBalancer::undo_move(const Situation& situation, const PartitionInput& input,
+                                        BalanceDecision decision) {
+  // What the blocks being left measured stays known to the partitioner: an
+  // FPM model that never saw them proposed the same blocks again a few
+  // intervals later, and they were undone again (the memory-cliff test).
+  partitioner_->observe(input);
   Decomposition blocks = std::move(*undo_to_);
   undo_to_.reset();
   if (situation.remaining_iterations <= 0 || blocks.size() != situation.current.size() ||
@@ -391,13 +396,7 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
   follow_up(input, decision);
-  if (undo_to_) {
-    // What the blocks being left measured stays known to the partitioner: an
-    // FPM model that never saw them proposed the same blocks again a few
-    // intervals later, and they were undone again (the memory-cliff test).
-    partitioner_->observe(input);
-    return undo_move(situation, std::move(decision));
-  }
+  if (undo_to_) return undo_move(situation, input, std::move(decision));
   const int needed = decision.confirmations_needed;
   // A partitioner with a target of its own (DRUM's communication term) is
   // asked only once a full window was measured on the current blocks, also

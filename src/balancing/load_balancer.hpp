@@ -189,8 +189,10 @@ class LoadBalancer {
   /// last change and of the current one (true when either is unknown).
   [[nodiscard]] bool pays_across_load_states(const Situation& situation,
                                              const Decomposition& proposed) const;
-  /// Goes back to the blocks before a move that made the iterations slower.
-  BalanceDecision undo_move(const Situation& situation, BalanceDecision decision);
+  /// Goes back to the blocks before a move that made the iterations slower;
+  /// `input` (what the blocks left measured) goes to the partitioner first.
+  BalanceDecision undo_move(const Situation& situation, const PartitionInput& input,
+                            BalanceDecision decision);
 
   /// Back-off levels beyond this add nothing: 8 x the confirmations and margin.
   static constexpr int kMaxBackoff = 3;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/world_test.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/transfer_plan.hpp"
 
@@ -364,15 +365,8 @@ RedistributionStats minimum(const Structures& structures, const Decomposition& f
   return expected;
 }
 
-class Redistribution : public ::testing::Test {
+class Redistribution : public test::WorldTest {
  protected:
-  void SetUp() override {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &nprocs_);
-  }
-  void TearDown() override { MPI_Comm_free(&comm_); }
-
   // Creates and registers the structures on the block decomposition, then
   // runs `rounds` round trips (random decomposition, then back) plus
   // `random_steps` random changes, checking every element and the stats
@@ -443,10 +437,6 @@ class Redistribution : public ::testing::Test {
     EXPECT_TRUE(snapshot_all(structures, mine) == before) << "data changed by a failed call";
     EXPECT_EQ(registry.local_block(), block_before);
   }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
-  int nprocs_ = 1;
 };
 
 // ---- every kind x scheme -------------------------------------------------------------

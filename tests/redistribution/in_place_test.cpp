@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/world_test.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/data_registry.hpp"
 
@@ -89,15 +90,8 @@ struct Array {
   }
 };
 
-class InPlace : public ::testing::Test {
+class InPlace : public test::WorldTest {
  protected:
-  void SetUp() override {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &nprocs_);
-  }
-  void TearDown() override { MPI_Comm_free(&comm_); }
-
   // Creates the arrays on `initial`, registers them (in place ones at this
   // process's block), and checks every element after each change to `targets`.
   void follow(std::vector<Array*> arrays, DataRegistry& registry, const Decomposition& initial,
@@ -137,9 +131,6 @@ class InPlace : public ::testing::Test {
       current = target;
     }
   }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, nprocs_ = 1;
 };
 
 TEST_F(InPlace, RandomDecompositionsBackAndForthBesideOtherSchemes) {
