@@ -18,12 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "../support/random_decomposition.hpp"
 #include "../support/world_test.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/transfer_plan.hpp"
 
 namespace flexmpi {
 namespace {
+
+using test::random_decomposition;
 
 // ---- values: a function of the global position and of the iteration ("epoch") ----
 
@@ -54,19 +57,6 @@ int owner(const Decomposition& blocks, std::int64_t row) {
 
 bool contains(const RowBlock& block, std::int64_t row) {
   return row >= block.displ && row < block.displ + block.count;
-}
-
-Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_64& random) {
-  std::vector<std::int64_t> cuts = {0, rows};
-  for (int p = 1; p < nprocs; ++p) {
-    cuts.push_back(static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(rows + 1)));
-  }
-  std::sort(cuts.begin(), cuts.end());
-  Decomposition blocks;
-  for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
-  // Any rank order is a decomposition (issue 34): every other one is shuffled.
-  if (random() % 2 == 0) std::shuffle(blocks.begin(), blocks.end(), random);
-  return blocks;
 }
 
 // Raw bytes of every array of a structure and the pointers themselves.

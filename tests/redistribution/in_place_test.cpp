@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/random_decomposition.hpp"
 #include "../support/world_test.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/data_registry.hpp"
@@ -22,19 +23,9 @@
 namespace flexmpi {
 namespace {
 
-double value(std::int64_t element, int epoch) { return 2.0 * element + 0.25 * epoch + 0.5; }
+using test::random_decomposition;
 
-Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_64& random) {
-  std::vector<std::int64_t> cuts = {0, rows};
-  for (int p = 1; p < nprocs; ++p) {
-    cuts.push_back(static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(rows + 1)));
-  }
-  std::sort(cuts.begin(), cuts.end());
-  Decomposition blocks;
-  for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
-  if (random() % 2 == 0) std::shuffle(blocks.begin(), blocks.end(), random);
-  return blocks;
-}
+double value(std::int64_t element, int epoch) { return 2.0 * element + 0.25 * epoch + 0.5; }
 
 // One array of doubles with `width` elements per row (1: vector; rows: dense),
 // registered with `scheme`; it knows what its block must hold.
