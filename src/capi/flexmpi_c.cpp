@@ -2,6 +2,7 @@
 // pointers, array lengths) and forwards to the C++ API. One helper turns any
 // C++ failure into an XMPI_ERR_* code and keeps its message; no exception
 // crosses extern "C".
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -33,7 +34,13 @@ std::vector<std::string> node_classes(char* node_class[], int nprocs) {
   return classes;
 }
 
-flexmpi::Scheme to_scheme(XMPI_Scheme scheme) {
+// By reference, and read as the int it is: C lets any int through the enum,
+// and C++ may not even load a value outside the enumerators' range (UBSan:
+// "not a valid value for type 'XMPI_Scheme'"), which a bad argument is.
+flexmpi::Scheme to_scheme(const XMPI_Scheme& argument) {
+  int scheme = 0;
+  static_assert(sizeof scheme == sizeof argument);
+  std::memcpy(&scheme, &argument, sizeof scheme);
   switch (scheme) {
     case XMPI_DISTRIBUTED:
       return flexmpi::Scheme::distributed;
@@ -43,7 +50,7 @@ flexmpi::Scheme to_scheme(XMPI_Scheme scheme) {
       return flexmpi::Scheme::distributed_in_place;
   }
   throw flexmpi::Error(flexmpi::Errc::invalid_argument,
-                       "scheme=" + std::to_string(static_cast<int>(scheme)) +
+                       "scheme=" + std::to_string(scheme) +
                            ": expected XMPI_DISTRIBUTED, XMPI_REPLICATED or "
                            "XMPI_DISTRIBUTED_IN_PLACE");
 }
