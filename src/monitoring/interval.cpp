@@ -8,6 +8,12 @@
 
 namespace flexmpi {
 
+namespace {
+// Under this share of the wall time in MPI there is no wait to tell spinning
+// from sleeping by, and nothing for the share to be misspread over.
+constexpr double kMpiWallShare = 0.01;
+}  // namespace
+
 void ProcessInterval::add(const IterationSample& sample) {
   ++iterations;
   wall += sample.wall;
@@ -31,6 +37,34 @@ double stall_free_computation(const std::vector<double>& computation,
   return sum;
 }
 
+double share_correction(const std::vector<CpuSample>& sampled,
+                        const std::vector<double>& iteration_computation,
+                        const std::vector<double>& iteration_wall) {
+  if (sampled.empty() || iteration_wall.empty()) return 0.0;
+  const double stall = kStallIterations * median(iteration_wall);
+  if (std::any_of(iteration_computation.begin(), iteration_computation.end(),
+                  [stall](double seconds) { return seconds > stall; })) {
+    return 0.0;
+  }
+  CpuSample sum;
+  for (const CpuSample& s : sampled) {
+    sum.wall += s.wall;
+    sum.cpu += s.cpu;
+    sum.computation += s.computation;
+    sum.computation_cpu += s.computation_cpu;
+  }
+  if (sum.wall <= 0.0 || sum.cpu <= 0.0 || sum.computation <= 0.0 || sum.computation_cpu <= 0.0) {
+    return 0.0;
+  }
+  const double share = std::min(1.0, sum.cpu / sum.wall);
+  // Spinning in MPI: the wait got at least half the interval's share (a
+  // process that sleeps there gets none of the core while it waits).
+  const double mpi_wall = sum.wall - sum.computation;
+  const double mpi_cpu = std::max(0.0, sum.cpu - sum.computation_cpu);
+  if (mpi_wall > kMpiWallShare * sum.wall && mpi_cpu < 0.5 * share * mpi_wall) return 0.0;
+  return sum.computation_cpu / share / sum.computation;
+}
+
 double ProcessInterval::shared_fraction() const {
   if (wall <= 0.0) return 0.0;
   return std::clamp((wall - cpu) / wall, 0.0, 1.0);
@@ -38,7 +72,8 @@ double ProcessInterval::shared_fraction() const {
 
 double ProcessInterval::effective_computation(double dedicated_threshold) const {
   if (node_oversubscribed || shared_fraction() <= dedicated_threshold) return robust_computation();
-  return stall_free_computation > 0.0 ? stall_free_computation : computation();
+  const double time = stall_free_computation > 0.0 ? stall_free_computation : computation();
+  return share_correction > 0.0 ? time * share_correction : time;
 }
 
 double ProcessInterval::speed(double dedicated_threshold) const {
@@ -67,6 +102,7 @@ void ProcessInterval::pack(std::span<double, kFieldCount> out) const {
   out[17] = node_communication_power;
   out[18] = node_caf;
   out[19] = stall_free_computation;
+  out[20] = share_correction;
 }
 
 ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in) {
@@ -91,6 +127,7 @@ ProcessInterval ProcessInterval::unpack(std::span<const double, kFieldCount> in)
   p.node_communication_power = in[17];
   p.node_caf = in[18];
   p.stall_free_computation = in[19];
+  p.share_correction = in[20];
   return p;
 }
 

@@ -18,6 +18,9 @@ struct IterationSample {
   /// The emulated slower core could not keep up: the real computation
   /// already took longer than the emulated time (SpeedEmulator::slow_down).
   bool emulation_late = false;
+  /// CPU time of the computation (the thread CPU clock read where each MPI
+  /// call begins and ends); only on iterations that read the CPU clock, else 0.
+  double computation_cpu = 0.0;
 
   /// wall - MPI, never negative: MPI time is read from the TSC and wall
   /// time from CLOCK_MONOTONIC, so a region spent almost entirely waiting
@@ -51,6 +54,40 @@ inline constexpr double kStallIterations = 4.0;
 double stall_free_computation(const std::vector<double>& computation,
                               const std::vector<double>& wall);
 
+/// An iteration that read the CPU clock (Monitor): its wall, CPU, computation
+/// and computation CPU times.
+struct CpuSample {
+  double wall = 0.0;
+  double cpu = 0.0;
+  double computation = 0.0;
+  double computation_cpu = 0.0;
+};
+
+/**
+ * What a shared PE's computation time is multiplied by to be the time the
+ * computation needs at the share of the core the process gets over the
+ * interval, not the share it happened to get while computing (issue 35;
+ * docs/architecture.md, "Balancing on shared cores", point 6). A process
+ * that spins in its MPI waits (Open MPI and MPICH poll) is runnable all the
+ * time, so its CPU time over wall time is its share of the core; the
+ * scheduler does not spread that share evenly between computing and
+ * waiting: Jacobi's fast rank on a core shared with stress-ng computed its
+ * block at 85 % of the core in some runs and at 50 % in others, polled on
+ * the rest, and read as 1.8x faster than it was with the same CPU share.
+ * With the computation's CPU time measured, the time at the interval's
+ * share is computation CPU x wall / CPU; the factor is that over the
+ * measured computation time, summed over `sampled`.
+ * 0 (unknown; the computation time stands) without samples, when the
+ * process slept through its MPI time (its CPU time over the interval is then
+ * not the share it gets when it computes), or when an iteration of the
+ * interval stalled (stall_free_computation: the pauses of a core time-sliced
+ * under iterations shorter than a slice cost the run alike whatever the
+ * blocks, and the rest ran at the full core).
+ */
+double share_correction(const std::vector<CpuSample>& sampled,
+                        const std::vector<double>& iteration_computation,
+                        const std::vector<double>& iteration_wall);
+
 /// One process over one sampling interval: sums of its iteration samples
 /// plus its communication totals. Exchanged among all processes.
 struct ProcessInterval {
@@ -73,6 +110,8 @@ struct ProcessInterval {
   /// The interval's computation with its stalls replaced by the median
   /// iteration's computation (stall_free_computation below). 0: unknown.
   double stall_free_computation = 0.0;
+  /// share_correction() of the interval; 0: unknown.
+  double share_correction = 0.0;
   /// Wall time this process spent redistributing data since the previous
   /// interval (0: none): the measured cost the prediction model learns from.
   double redistribution_seconds = 0.0;
@@ -118,7 +157,9 @@ struct ProcessInterval {
   /// - Dedicated PE: robust_computation(), the median iteration, so that a
   ///   few iterations slowed by the OS do not count as a slower PE.
   /// - Shared PE (shared_fraction() > dedicated_threshold): the sum of the
-  ///   computation without its stalls (stall_free_computation, where known).
+  ///   computation without its stalls (stall_free_computation, where known),
+  ///   times share_correction where known: at the share of the core the
+  ///   process got over the interval, where it spun through its MPI waits.
   ///   Its wall time outside MPI already ran at the share the process got
   ///   while computing; under a duty-cycled outside load the slow iterations
   ///   are that share, not noise, so the median would be biased. A stall
@@ -135,7 +176,7 @@ struct ProcessInterval {
   /// Metric count per second of effective computation (work units/s or FLOP/s).
   [[nodiscard]] double speed(double dedicated_threshold) const;
 
-  static constexpr int kFieldCount = 20;
+  static constexpr int kFieldCount = 21;
   void pack(std::span<double, kFieldCount> out) const;
   static ProcessInterval unpack(std::span<const double, kFieldCount> in);
 };

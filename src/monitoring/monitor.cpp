@@ -65,6 +65,10 @@ void Monitor::begin(std::span<const std::string> events) {
   stopwatch_.start();
   reads_cpu_ = iterations_ % cpu_stride_ == 0;
   if (reads_cpu_) cpu_start_ = cpu_seconds();
+  stretch_cpu_start_ = cpu_start_;
+  computation_cpu_ = 0.0;
+  mpi_calls_in_iteration_ = 0;
+  mpi_depth_ = 0;
   if (hook_ != nullptr) hook_->computation_starts();
   metric_.start();
 }
@@ -79,19 +83,24 @@ IterationSample Monitor::end(std::span<long long> counts) {
   }
   metric_.stop(counts_);
   if (reads_cpu_) {
-    sample.cpu = cpu_seconds() - cpu_start_;
+    const double cpu_end = cpu_seconds();
+    sample.cpu = cpu_end - cpu_start_;
     sample.wall = stopwatch_.wall();  // after the CPU read: see begin()
+    sample.computation_cpu = computation_cpu_ + (cpu_end - stretch_cpu_start_);
     sampled_cpu_ += sample.cpu;
     sampled_wall_ += sample.wall;
   } else {
     sample.wall = stopwatch_.wall();
     sample.cpu = sample.wall * cpu_share();
   }
-  // The next reads: as often as the budget allows on iterations this long.
+  // The next reads: as often as the budget allows on iterations this long
+  // (two reads, and two for each MPI call).
   const double budget = kCpuClockBudget * sample.wall;
-  cpu_stride_ = budget * static_cast<double>(kMaxCpuStride) <= kCpuReadSeconds
+  const double reads_seconds =
+      kCpuReadSeconds * 2.0 * static_cast<double>(1 + mpi_calls_in_iteration_);
+  cpu_stride_ = budget * static_cast<double>(kMaxCpuStride) <= reads_seconds
                     ? kMaxCpuStride
-                    : std::max(1LL, static_cast<long long>(std::ceil(kCpuReadSeconds / budget)));
+                    : std::max(1LL, static_cast<long long>(std::ceil(reads_seconds / budget)));
   // The emulated core is a dedicated one. In burn mode the process shows it
   // by itself (it spins through its wait, and Open MPI polls through MPI
   // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
@@ -102,6 +111,9 @@ IterationSample Monitor::end(std::span<long long> counts) {
   sample.mpi = std::min(stopwatch_.mpi(), sample.wall);
   sample.metric = metric_.metric_value(counts_);
   open_ = false;
+  if (reads_cpu_ && (hook_ == nullptr || !hook_->reports_cpu_as_wall())) {
+    cpu_samples_.push_back({sample.wall, sample.cpu, sample.computation(), sample.computation_cpu});
+  }
   ++iterations_;
   current_.add(sample);
   iteration_computation_.push_back(sample.computation());
@@ -130,6 +142,9 @@ ProcessInterval Monitor::take_interval() {
   }
   finished.typical_computation = typical_computation(iteration_computation_);
   finished.stall_free_computation = stall_free_computation(iteration_computation_, iteration_wall_);
+  finished.share_correction =
+      share_correction(cpu_samples_, iteration_computation_, iteration_wall_);
+  cpu_samples_.clear();
   iteration_computation_.clear();
   iteration_wall_.clear();
   for (const OpRecord& row : last_interval_operations_) {

@@ -18,6 +18,7 @@
 #include "monitoring/iteration_hook.hpp"
 #include "monitoring/metric.hpp"
 #include "profiling/comm_profile.hpp"
+#include "util/clock.hpp"
 
 namespace flexmpi {
 
@@ -39,12 +40,21 @@ class Monitor {
   /// The application enters an MPI call (PMPI wrappers): the hook sees the
   /// end of a stretch of computation of the open iteration, on the thread
   /// that opened it (other threads' calls are not its computation's end).
+  /// On an iteration that reads the CPU clock, the stretch's CPU time is
+  /// added to the iteration's computation CPU (IterationSample::computation_cpu).
+  /// An MPI call made inside another (an MPI library's own use of its
+  /// interface) neither ends nor starts a stretch.
   void before_communication() {
-    if (on_iteration_thread()) hook_->before_communication(stopwatch_.computation());
+    if (!on_iteration_thread() || mpi_depth_++ > 0) return;
+    ++mpi_calls_in_iteration_;
+    if (hook_ != nullptr) hook_->before_communication(stopwatch_.computation());
+    if (reads_cpu_) computation_cpu_ += cpu_seconds() - stretch_cpu_start_;
   }
   /// The application's MPI call returns: a stretch of computation starts.
   void after_communication() {
-    if (on_iteration_thread()) hook_->computation_starts();
+    if (!on_iteration_thread() || mpi_depth_ == 0 || --mpi_depth_ > 0) return;
+    if (reads_cpu_) stretch_cpu_start_ = cpu_seconds();
+    if (hook_ != nullptr) hook_->computation_starts();
   }
 
   [[nodiscard]] bool iteration_open() const { return open_; }
@@ -70,12 +80,12 @@ class Monitor {
   }
 
  private:
-  // true if there is a hook and this thread opened the open iteration. With
-  // MPI_THREAD_MULTIPLE other threads call MPI while the iteration opens
-  // and closes: hence the atomics (relaxed: a call that races with begin or
-  // end is at the iteration's edge either way).
+  // true if this thread opened the open iteration. With MPI_THREAD_MULTIPLE
+  // other threads call MPI while the iteration opens and closes: hence the
+  // atomics (relaxed: a call that races with begin or end is at the
+  // iteration's edge either way).
   [[nodiscard]] bool on_iteration_thread() const {
-    return hook_ != nullptr && open_.load(std::memory_order_relaxed) &&
+    return open_.load(std::memory_order_relaxed) &&
            iteration_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
   }
   // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
@@ -98,7 +108,9 @@ class Monitor {
   // iteration of every cpu_stride_, chosen so that reading it costs at most
   // kCpuClockBudget of the iteration; the others get their wall time x the
   // CPU share the read ones measured (a ratio estimate of the interval's CPU).
-  static constexpr double kCpuReadSeconds = 1.1e-6;  // two reads, measured
+  // Such an iteration also reads it where each of its MPI calls begins and
+  // ends, for the CPU time of its computation (share_correction).
+  static constexpr double kCpuReadSeconds = 0.55e-6;  // one read, measured
   static constexpr double kCpuClockBudget = 0.01;
   static constexpr long long kMaxCpuStride = 64;
   [[nodiscard]] double cpu_share() const;
@@ -106,7 +118,12 @@ class Monitor {
   bool reads_cpu_ = true;     // the open iteration reads the CPU clock
   double sampled_cpu_ = 0.0;  // of the interval's iterations that read it
   double sampled_wall_ = 0.0;
-  double last_cpu_share_ = 1.0;  // of the last interval with a read
+  double last_cpu_share_ = 1.0;           // of the last interval with a read
+  double stretch_cpu_start_ = 0.0;        // CPU clock where the open stretch of computation began
+  double computation_cpu_ = 0.0;          // of the open iteration's finished stretches
+  long long mpi_calls_in_iteration_ = 0;  // outermost MPI calls of the open iteration
+  int mpi_depth_ = 0;                     // MPI calls of the iteration thread under way
+  std::vector<CpuSample> cpu_samples_;    // of the current interval's iterations that read it
   // The first monitored iteration's start (ProcessInterval::run_seconds).
   std::optional<std::chrono::steady_clock::time_point> run_start_;
 
