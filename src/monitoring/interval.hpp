@@ -19,7 +19,8 @@ struct IterationSample {
   /// already took longer than the emulated time (SpeedEmulator::slow_down).
   bool emulation_late = false;
   /// CPU time of the computation (the thread CPU clock read where each MPI
-  /// call begins and ends); only on iterations that read the CPU clock, else 0.
+  /// call begins and ends); only on the iterations that read it there
+  /// (Monitor::kStretchSamples an interval), else 0.
   double computation_cpu = 0.0;
 
   /// wall - MPI, never negative: MPI time is read from the TSC and wall

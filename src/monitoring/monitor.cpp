@@ -64,10 +64,13 @@ void Monitor::begin(std::span<const std::string> events) {
   if (!run_start_) run_start_ = std::chrono::steady_clock::now();
   stopwatch_.start();
   reads_cpu_ = iterations_ % cpu_stride_ == 0;
+  const long long read_iterations = std::max(1LL, sampling_interval_ / cpu_stride_);
+  reads_stretches_ =
+      reads_cpu_ &&
+      cpu_reads_in_interval_++ % std::max(1LL, read_iterations / kStretchSamples) == 0;
   if (reads_cpu_) cpu_start_ = cpu_seconds();
   stretch_cpu_start_ = cpu_start_;
   computation_cpu_ = 0.0;
-  mpi_calls_in_iteration_ = 0;
   mpi_depth_ = 0;
   if (hook_ != nullptr) hook_->computation_starts();
   metric_.start();
@@ -86,21 +89,19 @@ IterationSample Monitor::end(std::span<long long> counts) {
     const double cpu_end = cpu_seconds();
     sample.cpu = cpu_end - cpu_start_;
     sample.wall = stopwatch_.wall();  // after the CPU read: see begin()
-    sample.computation_cpu = computation_cpu_ + (cpu_end - stretch_cpu_start_);
+    if (reads_stretches_)
+      sample.computation_cpu = computation_cpu_ + (cpu_end - stretch_cpu_start_);
     sampled_cpu_ += sample.cpu;
     sampled_wall_ += sample.wall;
   } else {
     sample.wall = stopwatch_.wall();
     sample.cpu = sample.wall * cpu_share();
   }
-  // The next reads: as often as the budget allows on iterations this long
-  // (two reads, and two for each MPI call).
+  // The next reads: as often as the budget allows on iterations this long.
   const double budget = kCpuClockBudget * sample.wall;
-  const double reads_seconds =
-      kCpuReadSeconds * 2.0 * static_cast<double>(1 + mpi_calls_in_iteration_);
-  cpu_stride_ = budget * static_cast<double>(kMaxCpuStride) <= reads_seconds
+  cpu_stride_ = budget * static_cast<double>(kMaxCpuStride) <= kCpuReadSeconds
                     ? kMaxCpuStride
-                    : std::max(1LL, static_cast<long long>(std::ceil(reads_seconds / budget)));
+                    : std::max(1LL, static_cast<long long>(std::ceil(kCpuReadSeconds / budget)));
   // The emulated core is a dedicated one. In burn mode the process shows it
   // by itself (it spins through its wait, and Open MPI polls through MPI
   // waits: CPU ~ wall); a sleeping process reports CPU = wall, or its sleep
@@ -111,7 +112,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   sample.mpi = std::min(stopwatch_.mpi(), sample.wall);
   sample.metric = metric_.metric_value(counts_);
   open_ = false;
-  if (reads_cpu_ && (hook_ == nullptr || !hook_->reports_cpu_as_wall())) {
+  if (reads_stretches_ && (hook_ == nullptr || !hook_->reports_cpu_as_wall())) {
     cpu_samples_.push_back({sample.wall, sample.cpu, sample.computation(), sample.computation_cpu});
   }
   ++iterations_;
@@ -145,6 +146,7 @@ ProcessInterval Monitor::take_interval() {
   finished.share_correction =
       share_correction(cpu_samples_, iteration_computation_, iteration_wall_);
   cpu_samples_.clear();
+  cpu_reads_in_interval_ = 0;
   iteration_computation_.clear();
   iteration_wall_.clear();
   for (const OpRecord& row : last_interval_operations_) {

@@ -40,20 +40,20 @@ class Monitor {
   /// The application enters an MPI call (PMPI wrappers): the hook sees the
   /// end of a stretch of computation of the open iteration, on the thread
   /// that opened it (other threads' calls are not its computation's end).
-  /// On an iteration that reads the CPU clock, the stretch's CPU time is
-  /// added to the iteration's computation CPU (IterationSample::computation_cpu).
+  /// On an iteration that reads the CPU clock at its MPI calls, the
+  /// stretch's CPU time is added to the iteration's computation CPU
+  /// (IterationSample::computation_cpu).
   /// An MPI call made inside another (an MPI library's own use of its
   /// interface) neither ends nor starts a stretch.
   void before_communication() {
     if (!on_iteration_thread() || mpi_depth_++ > 0) return;
-    ++mpi_calls_in_iteration_;
     if (hook_ != nullptr) hook_->before_communication(stopwatch_.computation());
-    if (reads_cpu_) computation_cpu_ += cpu_seconds() - stretch_cpu_start_;
+    if (reads_stretches_) computation_cpu_ += cpu_seconds() - stretch_cpu_start_;
   }
   /// The application's MPI call returns: a stretch of computation starts.
   void after_communication() {
     if (!on_iteration_thread() || mpi_depth_ == 0 || --mpi_depth_ > 0) return;
-    if (reads_cpu_) stretch_cpu_start_ = cpu_seconds();
+    if (reads_stretches_) stretch_cpu_start_ = cpu_seconds();
     if (hook_ != nullptr) hook_->computation_starts();
   }
 
@@ -108,22 +108,28 @@ class Monitor {
   // iteration of every cpu_stride_, chosen so that reading it costs at most
   // kCpuClockBudget of the iteration; the others get their wall time x the
   // CPU share the read ones measured (a ratio estimate of the interval's CPU).
-  // Such an iteration also reads it where each of its MPI calls begins and
-  // ends, for the CPU time of its computation (share_correction).
-  static constexpr double kCpuReadSeconds = 0.55e-6;  // one read, measured
+  static constexpr double kCpuReadSeconds = 1.1e-6;  // two reads, measured
   static constexpr double kCpuClockBudget = 0.01;
   static constexpr long long kMaxCpuStride = 64;
+  // About this many of an interval's iterations that read the CPU clock also
+  // read it where each of their MPI calls begins and ends, for the CPU time
+  // of their computation (share_correction). Not all: on a core shared with
+  // a busy program a system call is where the scheduler takes the core, and
+  // reading at every MPI call of every Jacobi iteration made the iterations
+  // 3-7 % longer with both cores loaded.
+  static constexpr long long kStretchSamples = 8;
   [[nodiscard]] double cpu_share() const;
   long long cpu_stride_ = 1;
-  bool reads_cpu_ = true;     // the open iteration reads the CPU clock
-  double sampled_cpu_ = 0.0;  // of the interval's iterations that read it
+  bool reads_cpu_ = true;                // the open iteration reads the CPU clock
+  bool reads_stretches_ = false;         // ... also at its MPI calls
+  long long cpu_reads_in_interval_ = 0;  // iterations of the interval that read it
+  double sampled_cpu_ = 0.0;             // of the interval's iterations that read it
   double sampled_wall_ = 0.0;
-  double last_cpu_share_ = 1.0;           // of the last interval with a read
-  double stretch_cpu_start_ = 0.0;        // CPU clock where the open stretch of computation began
-  double computation_cpu_ = 0.0;          // of the open iteration's finished stretches
-  long long mpi_calls_in_iteration_ = 0;  // outermost MPI calls of the open iteration
-  int mpi_depth_ = 0;                     // MPI calls of the iteration thread under way
-  std::vector<CpuSample> cpu_samples_;    // of the current interval's iterations that read it
+  double last_cpu_share_ = 1.0;         // of the last interval with a read
+  double stretch_cpu_start_ = 0.0;      // CPU clock where the open stretch of computation began
+  double computation_cpu_ = 0.0;        // of the open iteration's finished stretches
+  int mpi_depth_ = 0;                   // MPI calls of the iteration thread under way
+  std::vector<CpuSample> cpu_samples_;  // of the current interval's iterations that read it
   // The first monitored iteration's start (ProcessInterval::run_seconds).
   std::optional<std::chrono::steady_clock::time_point> run_start_;
 
