@@ -566,7 +566,7 @@ TEST_F(InPlace, SparseUnregisterAndTheEndHandBackMallocedArrays) {
   }
 }
 
-TEST_F(InPlace, SparseReplacedPointerFailsEverywhereAndChangesNothing) {
+TEST_F(InPlace, SparseReplacedPointerOrCountFailsEverywhereAndChangesNothing) {
   constexpr std::int64_t kRows = 27;
   Sparse csr(Scheme::distributed_in_place, kRows), ordinary(Scheme::distributed, kRows);
   Array vector(Scheme::distributed_in_place, kRows, false);
@@ -606,6 +606,24 @@ TEST_F(InPlace, SparseReplacedPointerFailsEverywhereAndChangesNothing) {
                   "not where flexmpi put");
   csr.values = values_in_window;
   std::free(replaced_values);
+
+  // The first block's nonzero count changed: the blocks after it would no
+  // longer find their nonzeros where they are.
+  if (rank_ == 0) csr.ia[mine.count] += 1;
+  try {
+    registry.redistribute(blocks, target, comm_);
+    ADD_FAILURE() << "a changed nonzero count was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), Errc::invalid_argument) << error.what();
+    // One process alone holds more than the matrix has.
+    const char* needle = nprocs_ > 1 ? "must not change" : "more than the registered nnz";
+    EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
+  }
+  if (rank_ == 0) csr.ia[mine.count] -= 1;
+  for (Followed* f : all) {
+    double sum = 0.0;
+    EXPECT_EQ(f->mismatches(mine, 0, &sum), 0);
+  }
 
   // Afterwards the structures still move.
   for (Followed* f : all) f->fill(mine, 1);
