@@ -138,7 +138,8 @@ void DataRegistry::register_rows(Kind kind, const char* call, void** data_addres
   if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
     invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent, {}}, name);
+  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent, {}, {}, {}},
+      name);
 }
 
 void DataRegistry::register_vector(void** data_address, std::int64_t size, MPI_Datatype type,
@@ -186,7 +187,8 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
   if (!fits(nnz, static_cast<std::int64_t>(std::max(extent, sizeof(int))))) {
     invalid(what + ": nnz " + std::to_string(nnz) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent, {}}, what);
+  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent, {}, {}, {}},
+      what);
 }
 
 void DataRegistry::register_sparse(int** ia_address, int** ja_address, void** values_address,
