@@ -152,9 +152,9 @@ int XMPI_Get_process_status(void);
  * is never reallocated, and a call that leaves this process's block as it
  * was leaves its buffer untouched.
  *
- * Distributed in place (XMPI_DISTRIBUTED_IN_PLACE, vectors and dense
- * matrices). As XMPI_DISTRIBUTED, but the buffer becomes flexmpi's: the
- * registration copies the block into a reserved address range of the WHOLE
+ * Distributed in place (XMPI_DISTRIBUTED_IN_PLACE). As XMPI_DISTRIBUTED,
+ * but the buffer becomes flexmpi's: the registration of a vector or dense
+ * matrix copies the block into a reserved address range of the WHOLE
  * structure (size rows; memory only for the pages touched), at the block's
  * global rows, frees the malloc'ed buffer and points x at the block's first
  * row, so x[0..count) is the block. When the block changes, the rows this
@@ -166,7 +166,24 @@ int XMPI_Get_process_status(void);
  * size) are neighbouring global rows this process does NOT own: halo rows
  * may be written there, but are lost at a call that changes the blocks. XMPI_Unregister, and
  * MPI_Finalize for what is still registered, hand back a malloc'ed copy of the block: the buffer is
- * the application's again. A sparse matrix cannot be in place (XMPI_ERR_ARG).
+ * the application's again.
+ *
+ * A sparse matrix in place: ja and a go into windows of all `nnz` nonzeros,
+ * at the global offset of the block's first nonzero (the nonzeros of the
+ * rows before it). That offset depends on the other processes' blocks, so
+ * registration only reserves the windows and leaves ia, ja and a as they
+ * are; the first redistribution (XMPI_Redistribute_data, even with the
+ * same blocks, or a rebalance or reconfiguration that changes the blocks)
+ * copies ja and a into the windows, frees them and points ja and a at the
+ * block's first nonzero. From then on never realloc or free ja or a, nor
+ * change how many nonzeros a block holds (XMPI_ERR_ARG at the next call
+ * that moves rows). Kept nonzeros never move: ja and a follow the block's
+ * first nonzero, arriving nonzeros are received at their global places,
+ * and whole pages of nonzeros that left are given back. ia stays an
+ * ordinary malloc'ed array of count + 1 local offsets starting at 0 (its
+ * values depend on the block): like a XMPI_DISTRIBUTED one, a call that
+ * changes the block rewrites it and may reallocate it. Unregistering hands
+ * back malloc'ed ja and a (ia is one already).
  */
 
 /*

@@ -147,23 +147,12 @@ void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Sche
   }
 }
 
-// An in-place structure is placed at this process's block: a process that
-// joined later learnt the decomposition with its spawn, not from the registry.
-void know_own_block(Runtime& runtime, Scheme scheme) {
-  DecompositionState& state = runtime.state();
-  if (scheme == Scheme::distributed_in_place && !state.data().local_block() &&
-      !state.blocks().empty()) {
-    state.data().set_local_block(state.own_block());
-  }
-}
-
 }  // namespace
 
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
   Runtime& runtime = Runtime::get();
   require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_vector");
-  know_own_block(runtime, scheme);
   runtime.state().data().register_vector(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
@@ -172,7 +161,6 @@ void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme sc
   Runtime& runtime = Runtime::get();
   require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_dense");
-  know_own_block(runtime, scheme);
   runtime.state().data().register_dense(data, size, type, scheme);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }

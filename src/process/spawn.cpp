@@ -370,6 +370,8 @@ void ProcessManager::record_new_hosts(MPI_Comm merged, int step, int fresh) {
 
 void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, bool newcomer) {
   context_.rebind(library, world);
+  // A newcomer's registry learns its (empty) block here, so that in-place
+  // structures it registers before XMPI_Get_data have their place.
   state_.assign(join["rows"].get<std::int64_t>(), from_json(join["decomposition"]), newcomer);
   awaiting_data_ = join["awaiting"].get<std::vector<bool>>();
   if (newcomer) {

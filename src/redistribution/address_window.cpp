@@ -42,4 +42,13 @@ void AddressWindow::release(std::uint64_t begin, std::uint64_t end) const noexce
   }
 }
 
+void AddressWindow::release_departed(std::uint64_t element_bytes, const RowBlock& before,
+                                     const RowBlock& after) const noexcept {
+  const std::int64_t old_end = before.displ + before.count;
+  const std::int64_t new_end = after.displ + after.count;
+  // What left is before the new block and after it (blocks are contiguous).
+  release(before.displ * element_bytes, std::min(old_end, after.displ) * element_bytes);
+  release(std::max(before.displ, new_end) * element_bytes, old_end * element_bytes);
+}
+
 }  // namespace flexmpi::redistribution

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/row_block.hpp"
+
 namespace flexmpi::redistribution {
 
 class AddressWindow {
@@ -27,6 +29,11 @@ class AddressWindow {
   /// system: MADV_FREE, so that pages not yet reclaimed cost nothing when
   /// rows come back (load balancing moves rows back and forth).
   void release(std::uint64_t begin, std::uint64_t end) const noexcept;
+  /// When a block of elements of `element_bytes` moves from `before` to
+  /// `after` (element ranges: rows, or a sparse block's nonzeros), releases
+  /// the whole pages of the elements that left.
+  void release_departed(std::uint64_t element_bytes, const RowBlock& before,
+                        const RowBlock& after) const noexcept;
 
  private:
   char* base_ = nullptr;

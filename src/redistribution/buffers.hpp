@@ -38,6 +38,10 @@ struct Move {
   std::int64_t kept_offset = 0;         // where the kept rows start in the new arrays
   std::vector<std::int64_t> piece_nnz;  // of each plan.receives entry
   std::vector<std::int64_t> piece_offset;
+  // In-place sparse only: global offsets of the old and the new block's
+  // first nonzero, where they are in the windows.
+  std::int64_t first_before = 0;
+  std::int64_t first_after = 0;
 
   void release() noexcept {
     std::free(data);

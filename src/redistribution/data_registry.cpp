@@ -11,10 +11,12 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "flexmpi/error.hpp"
+#include "redistribution/buffers.hpp"
 #include "redistribution/structure_checks.hpp"
 #include "redistribution/transfer_plan.hpp"
 
@@ -42,7 +44,16 @@ void DataRegistry::add(Structure structure, const std::string& call) {
             std::to_string(rows_) +
             " of the structures already registered (they share one decomposition, thesis 4.5.2)");
   }
-  if (structure.scheme == Scheme::distributed_in_place) move_into_window(structure, call);
+  if (structure.nonzeros_in_window()) {
+    // Reserved now, so that a registration fails rather than a redistribution;
+    // the first redistribution places the block (it needs the others' counts).
+    structure.window =
+        std::make_unique<AddressWindow>(structure.nnz * structure.extent, call + " (values)");
+    structure.index_window = std::make_unique<AddressWindow>(
+        structure.nnz * sizeof(int), call + " (" + indices_name(structure) + ")");
+  } else if (structure.scheme == Scheme::distributed_in_place) {
+    move_into_window(structure, call);
+  }
   rows_ = structure.size;
   structures_.push_back(std::move(structure));
 }
@@ -74,6 +85,10 @@ void DataRegistry::move_into_window(Structure& structure, const std::string& cal
 }
 
 void DataRegistry::hand_back(Structure& structure) const {
+  if (structure.sparse()) {
+    hand_back_nonzeros(structure);
+    return;
+  }
   const std::uint64_t row_bytes = row_elements(structure) * structure.extent;
   const RowBlock block = local_block_.value_or(RowBlock{});
   void* copy = std::malloc(std::max<std::uint64_t>(block.count * row_bytes, 1));
@@ -84,6 +99,29 @@ void DataRegistry::hand_back(Structure& structure) const {
   std::memcpy(copy, structure.window->at(block.displ * row_bytes), block.count * row_bytes);
   *structure.data = copy;
   structure.window.reset();
+}
+
+void DataRegistry::hand_back_nonzeros(Structure& structure) const {
+  if (structure.first_nonzero) {
+    const std::int64_t rows = local_block_.value_or(RowBlock{}).count;
+    const std::int64_t nnz = rows > 0 ? (*structure.ptr)[rows] : 0;
+    int* indices = nullptr;
+    char* values = nullptr;
+    if (!allocate(&indices, nnz * sizeof(int)) || !allocate(&values, nnz * structure.extent)) {
+      std::free(indices);
+      throw Error(Errc::out_of_memory, "unregister: no memory for a copy of the block's " +
+                                           std::to_string(nnz) + " nonzeros");
+    }
+    const std::int64_t first = *structure.first_nonzero;
+    std::memcpy(indices, structure.index_window->at(first * sizeof(int)), nnz * sizeof(int));
+    std::memcpy(values, structure.window->at(first * structure.extent), nnz * structure.extent);
+    *structure.idx = indices;
+    *structure.data = values;
+  }
+  // Not placed yet: ja and values are still the application's buffers.
+  structure.window.reset();
+  structure.index_window.reset();
+  structure.first_nonzero.reset();
 }
 
 void DataRegistry::register_rows(Kind kind, const char* call, void** data_address,
@@ -100,7 +138,8 @@ void DataRegistry::register_rows(Kind kind, const char* call, void** data_addres
   if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
     invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent, {}}, name);
+  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent, {}, {}, {}},
+      name);
 }
 
 void DataRegistry::register_vector(void** data_address, std::int64_t size, MPI_Datatype type,
@@ -140,19 +179,16 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
     invalid(what + ": a replicated matrix with " + std::to_string(nnz) +
             " nonzeros does not fit int pointers");
   }
-  if (scheme == Scheme::distributed_in_place) {
-    invalid(what +
-            ": scheme distributed in place is for vectors and dense matrices only: register a "
-            "sparse matrix distributed or replicated");
-  }
-  if (scheme != Scheme::distributed && scheme != Scheme::replicated) {
+  if (scheme != Scheme::distributed && scheme != Scheme::replicated &&
+      scheme != Scheme::distributed_in_place) {
     invalid(what + ": unknown scheme");
   }
   const std::size_t extent = element_extent(type, what);
-  if (!fits(nnz, static_cast<std::int64_t>(extent))) {
+  if (!fits(nnz, static_cast<std::int64_t>(std::max(extent, sizeof(int))))) {
     invalid(what + ": nnz " + std::to_string(nnz) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent, {}}, what);
+  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent, {}, {}, {}},
+      what);
 }
 
 void DataRegistry::register_sparse(int** ia_address, int** ja_address, void** values_address,
@@ -189,7 +225,8 @@ void DataRegistry::clear() noexcept {
       hand_back(s);
     } catch (const std::exception&) {
       // No memory for the copy: the block stays where the pointer points.
-      (void)s.window.release();  // NOLINT(bugprone-unused-return-value)
+      (void)s.window.release();        // NOLINT(bugprone-unused-return-value)
+      (void)s.index_window.release();  // NOLINT(bugprone-unused-return-value)
     }
   }
   structures_.clear();
@@ -296,16 +333,27 @@ std::vector<double> DataRegistry::local_row_nonzeros() const {
 
 namespace {
 
-// An in-place structure's pointer is the old block's first row in its window.
+// An in-place structure's pointer is the old block's first row in its window
+// (sparse: its ja and values pointers the block's first nonzero, once placed).
 std::string check_window_pointer(const Structure& s, const RowBlock& old_block,
                                  const std::string& name) {
-  const std::uint64_t row_bytes = row_elements(s) * s.extent;
-  if (!s.window || old_block.count == 0 || *s.data == s.window->at(old_block.displ * row_bytes)) {
-    return {};
+  if (!s.window || old_block.count == 0) return {};
+  const char* const advice =
+      " (an in-place buffer must not be reallocated or replaced; or the old block is not the "
+      "one this process holds)";
+  if (s.sparse()) {
+    const std::optional<std::int64_t> first = s.first_nonzero;
+    if (!first || (*s.idx == reinterpret_cast<int*>(s.index_window->at(*first * sizeof(int))) &&
+                   *s.data == s.window->at(*first * s.extent))) {
+      return {};
+    }
+    return name + ": the " + indices_name(s) + " or values pointer is not where flexmpi put " +
+           "nonzero " + std::to_string(*first) + advice;
   }
+  const std::uint64_t row_bytes = row_elements(s) * s.extent;
+  if (*s.data == s.window->at(old_block.displ * row_bytes)) return {};
   return name + ": the pointer is not where flexmpi put row " + std::to_string(old_block.displ) +
-         " (an in-place buffer must not be reallocated or replaced; or the old block is not the "
-         "one this process holds)";
+         advice;
 }
 
 }  // namespace
@@ -372,6 +420,8 @@ std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<
       return name + ": the values pointer is null on a process that holds " +
              std::to_string(held_nnz) + " nonzeros";
     }
+    error = check_window_pointer(s, old_block, name);
+    if (!error.empty()) return error;
     buffers.emplace_back(ptr, i);
     buffers.emplace_back(*s.idx, i);
     buffers.emplace_back(*s.data, i);

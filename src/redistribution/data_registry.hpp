@@ -14,6 +14,12 @@
 //   CSR,    distributed   ia[0..count] starting at 0, ja (global column
 //                         indices) and values of the ia[count] local nonzeros
 //   CSR,    replicated    the whole matrix: ia[0..size], ja, values (nnz)
+//   CSR,    in place      ia as distributed (malloc'ed, local offsets); ja
+//                         and values in two windows of all nnz nonzeros, at
+//                         the global offset of the block's first nonzero.
+//                         Registration keeps the user's ja and values: that
+//                         offset needs the other blocks' nonzero counts, so
+//                         the first redistribution places them
 //   CSC                   as CSR with columns in place of rows: column
 //                         blocks, column pointers, global row indices
 // Every structure registered here shares one decomposition (thesis 4.5.2),
@@ -42,6 +48,9 @@
 //     that arrive are received into their global place in the window, the
 //     user's pointer moves to the new block's first row, and whole pages of
 //     rows that left are given back (nothing is allocated, nothing copied).
+//     A sparse matrix's ja and values pointers move to the new block's first
+//     nonzero the same way; its ia is rebuilt as a distributed one's is
+//     (possibly reallocated, always renumbered from 0).
 // Only rows that change owner move, each once, directly from the old owner
 // to the new one (no root); rows a process keeps do not leave it.
 //
@@ -112,11 +121,27 @@ struct Structure {
   std::int64_t nnz = 0;    ///< sparse only
   std::size_t extent = 0;  ///< bytes per element
   /// Scheme::distributed_in_place: the whole structure's address range;
-  /// *data points at the block's first row in it.
+  /// *data points at the block's first row in it (sparse: the values of all
+  /// nnz nonzeros, *data at the block's first nonzero once placed).
   std::unique_ptr<redistribution::AddressWindow> window;
+  /// In-place sparse: the indices of all nnz nonzeros, as `window` the values.
+  std::unique_ptr<redistribution::AddressWindow> index_window;
+  /// In-place sparse: the global offset of the block's first nonzero, where
+  /// *idx and *data point in the windows; none until the first redistribution
+  /// places the block (registration cannot know it alone).
+  std::optional<std::int64_t> first_nonzero;
   [[nodiscard]] bool sparse() const { return kind == Kind::csr || kind == Kind::csc; }
   /// Whether a process holds only its block (distributed, in place or not).
   [[nodiscard]] bool distributed() const { return scheme != Scheme::replicated; }
+  /// In-place sparse: the nonzeros live in windows, the pointers per block.
+  [[nodiscard]] bool nonzeros_in_window() const {
+    return sparse() && scheme == Scheme::distributed_in_place;
+  }
+  /// Whether a redistribution resizes this process's malloc'ed arrays: all
+  /// of a distributed structure's, the pointers of an in-place sparse one.
+  [[nodiscard]] bool resized_by_malloc() const {
+    return scheme == Scheme::distributed || nonzeros_in_window();
+  }
 };
 
 }  // namespace detail
@@ -142,8 +167,10 @@ class DataRegistry {
   void register_dense(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
   /// Registers a CSR matrix of `size` rows and `nnz` nonzeros (global),
   /// decomposed in row blocks (Fig. 4.25). Indices are int (at most INT_MAX
-  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit. Not in
-  /// place: Scheme::distributed_in_place is Error(invalid_argument).
+  /// columns, and INT_MAX nonzeros per process); nnz is 64-bit. In place,
+  /// the windows of the nonzeros are reserved here (Error(out_of_memory) if
+  /// they cannot be) and the block is placed in them by the first
+  /// redistribution (see the top of this file).
   void register_sparse(int** ia_address, int** ja_address, void** values_address, std::int64_t size,
                        std::int64_t nnz, MPI_Datatype type, Scheme scheme);
   /// Registers a CSC matrix decomposed in column blocks: col_ptr[0..count]
@@ -210,6 +237,8 @@ class DataRegistry {
   void move_into_window(detail::Structure& structure, const std::string& call) const;
   // The reverse: a malloc'ed copy of the block, and the window unmapped.
   void hand_back(detail::Structure& structure) const;
+  // The same for an in-place sparse matrix's nonzeros (its ia is malloc'ed).
+  void hand_back_nonzeros(detail::Structure& structure) const;
   // Vectors and dense matrices: `size` rows of `row_length` elements.
   void register_rows(detail::Kind kind, const char* call, void** data_address, std::int64_t size,
                      std::int64_t row_length, MPI_Datatype type, Scheme scheme);

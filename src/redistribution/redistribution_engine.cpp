@@ -8,11 +8,14 @@
 //      and of the registry (which catches processes that disagree);
 //   2. only with distributed sparse structures: the old owners tell the new
 //      ones how many nonzeros the rows they send hold; a second allreduce
-//      agrees, and checks the global nnz;
+//      agrees, and checks the global nnz. In-place ones also gather every
+//      block's nonzero count, old and new: a block's nonzeros sit in their
+//      windows at the global offset of its first nonzero;
 //   3. processes that receive rows allocate (or grow their arrays); a third
 //      allreduce agrees that everyone got the memory (skipped when nobody
 //      receives rows, or only in-place structures, which have their window);
-//   4. the rows that change owner move, every structure at once.
+//   4. the rows that change owner move, every structure at once (an in-place
+//      sparse matrix not placed yet is first copied into its windows).
 //
 // Point-to-point rather than Algorithm 4's MPI_Alltoallv/MPI_Allgatherv:
 //   - blocks are contiguous and in rank order, so a process exchanges rows
@@ -31,7 +34,8 @@
 //     process, p times what changes owner.
 // On 2 processes both move the same single message; what is left to pay is
 // the agreements (a few microseconds), the rows a process keeps (copied, or
-// shifted in place; neither for an in-place structure) and first-touch page
+// shifted in place; neither for an in-place structure, whose sparse row
+// pointers alone are rebuilt) and first-touch page
 // faults of memory a block grows into. bench/redistribution_bench.cpp measures it against a
 // bare MPI_Alltoallv of the same bytes between warm preallocated buffers.
 //
@@ -87,9 +91,7 @@ class Redistribution {
   // ---- step 2: distributed sparse structures: nonzero counts; agreement B ----
   void agree_on_nonzeros() {
     for (std::size_t i = 0; i < structures_.size(); ++i) {
-      if (structures_[i].sparse() && structures_[i].scheme == Scheme::distributed) {
-        sparse_ids_.push_back(i);
-      }
+      if (structures_[i].sparse() && structures_[i].distributed()) sparse_ids_.push_back(i);
     }
     if (sparse_ids_.empty()) return;
     const std::vector<std::int64_t> incoming = exchange_nonzero_counts();
@@ -97,6 +99,7 @@ class Redistribution {
     for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
       held[k] = place_sparse_pieces(k, incoming);
     }
+    locate_window_nonzeros();
     agree(comm_, failure_, 0, held);
     for (std::size_t k = 0; k < sparse_ids_.size(); ++k) {
       const Structure& s = structures_[sparse_ids_[k]];
@@ -110,13 +113,13 @@ class Redistribution {
 
   // ---- step 3: memory for the rows that arrive; agreement C ----
   void agree_on_memory() {
-    bool distributed = false;
+    bool allocating = false;
     for (std::size_t i = 0; i < structures_.size(); ++i) {
-      if (structures_[i].scheme != Scheme::distributed) continue;
-      distributed = true;
+      if (!structures_[i].resized_by_malloc()) continue;
+      allocating = true;
       if (mode_ == Mode::fresh || mode_ == Mode::grow) allocate_block(i);
     }
-    if (!distributed || !anyone_receives(from_, to_)) return;
+    if (!allocating || !anyone_receives(from_, to_)) return;
     try {
       agree(comm_, failure_, 0, {});
     } catch (...) {
@@ -129,6 +132,9 @@ class Redistribution {
 
   // ---- step 4: move the rows ----
   RedistributionStats move_rows(std::uint64_t max_message_bytes) {
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].nonzeros_in_window()) place_nonzeros(structures_[i], moves_[i]);
+    }
     if (mode_ == Mode::grow && plan_.old_block.count > 0) make_room_for_growth();
     RedistributionStats stats;
     Exchange exchange(comm_, max_message_bytes);
@@ -138,8 +144,13 @@ class Redistribution {
     if (mode_ == Mode::fresh && plan_.kept.count > 0) copy_kept_rows();
     exchange.finish();
     for (std::size_t i = 0; i < structures_.size(); ++i) {
-      if (structures_[i].window) settle_in_window(structures_[i]);
-      if (structures_[i].scheme != Scheme::distributed || mode_ == Mode::unchanged) continue;
+      Structure& s = structures_[i];
+      if (s.nonzeros_in_window()) {
+        settle_nonzeros_in_windows(s, moves_[i]);
+      } else if (s.window) {
+        settle_in_window(s);
+      }
+      if (!s.resized_by_malloc() || mode_ == Mode::unchanged) continue;
       if (mode_ == Mode::shrink) {
         compact_kept_rows(i);
       } else {
@@ -244,6 +255,49 @@ class Redistribution {
     return move.old_nnz;
   }
 
+  // In-place sparse: where the old and the new block's first nonzero are in
+  // the windows, from every process's count of nonzeros (blocks tile the rows
+  // in any rank order: the nonzeros before a block are those of the blocks
+  // that start before it).
+  void locate_window_nonzeros() {
+    std::vector<std::size_t> ids;
+    for (const std::size_t i : sparse_ids_) {
+      if (structures_[i].nonzeros_in_window()) ids.push_back(i);
+    }
+    if (ids.empty()) return;
+    const std::size_t n = 2 * ids.size();
+    std::vector<std::int64_t> mine, all(n * static_cast<std::size_t>(nprocs_));
+    for (const std::size_t i : ids) {
+      mine.push_back(moves_[i].old_nnz);
+      mine.push_back(moves_[i].new_nnz);
+    }
+    check_mpi(PMPI_Allgather(mine.data(), static_cast<int>(n), MPI_INT64_T, all.data(),
+                             static_cast<int>(n), MPI_INT64_T, comm_),
+              "MPI_Allgather (nonzeros of the in-place blocks)");
+    const auto nonzeros_before = [&](std::span<const RowBlock> blocks, std::size_t column) {
+      const std::int64_t first_row = blocks[static_cast<std::size_t>(rank_)].displ;
+      std::int64_t sum = 0;
+      for (std::size_t p = 0; p < blocks.size(); ++p) {
+        if (blocks[p].displ < first_row) sum += all[p * n + column];
+      }
+      return sum;
+    };
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const Structure& s = structures_[ids[k]];
+      Move& move = moves_[ids[k]];
+      move.first_before = nonzeros_before(from_, 2 * k);
+      move.first_after = nonzeros_before(to_, 2 * k + 1);
+      if (!failure_ && s.first_nonzero && *s.first_nonzero != move.first_before) {
+        failure_ = {Errc::invalid_argument,
+                    describe(s, ids[k]) + ": the blocks before this process's hold " +
+                        std::to_string(move.first_before) + " nonzeros, not " +
+                        std::to_string(*s.first_nonzero) +
+                        " as when flexmpi placed them (in place, the blocks' nonzero counts "
+                        "must not change between redistributions)"};
+      }
+    }
+  }
+
   void allocate_block(std::size_t i) {
     const Structure& s = structures_[i];
     Move& move = moves_[i];
@@ -257,10 +311,13 @@ class Redistribution {
       const std::uint64_t ptr_bytes = (rows + 1) * sizeof(int);
       const std::uint64_t idx_bytes = move.new_nnz * sizeof(int);
       const std::uint64_t value_bytes = move.new_nnz * s.extent;
-      ok = mode_ == Mode::fresh
-               ? allocate(&move.ptr, ptr_bytes) && allocate(&move.idx, idx_bytes) &&
-                     allocate(&move.data, value_bytes)
-               : grow(s.ptr, ptr_bytes) && grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
+      const bool fresh = mode_ == Mode::fresh;
+      ok = fresh ? allocate(&move.ptr, ptr_bytes) : grow(s.ptr, ptr_bytes);
+      // In place, only the row pointers are per block: the nonzeros have their windows.
+      if (ok && !s.window) {
+        ok = fresh ? allocate(&move.idx, idx_bytes) && allocate(&move.data, value_bytes)
+                   : grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
+      }
     }
     if (!ok && !failure_) {
       failure_ = {Errc::out_of_memory, "out of memory for the new block of " + describe(s, i) +
@@ -276,7 +333,7 @@ class Redistribution {
     for (std::size_t i = 0; i < structures_.size(); ++i) {
       const Structure& s = structures_[i];
       const Move& move = moves_[i];
-      if (s.scheme != Scheme::distributed) continue;
+      if (!s.resized_by_malloc()) continue;
       if (!s.sparse()) {
         const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
         char* data = static_cast<char*>(*s.data);
@@ -284,7 +341,7 @@ class Redistribution {
         continue;
       }
       if (shift > 0) std::memmove(*s.ptr + shift + 1, *s.ptr + 1, rows * sizeof(int));
-      if (move.kept_offset > 0 && move.kept_nnz > 0) {
+      if (!s.window && move.kept_offset > 0 && move.kept_nnz > 0) {
         std::memmove(*s.idx + move.kept_offset, *s.idx, move.kept_nnz * sizeof(int));
         char* values = static_cast<char*>(*s.data);
         std::memmove(values + move.kept_offset * s.extent, values, move.kept_nnz * s.extent);
@@ -332,10 +389,15 @@ class Redistribution {
 
   // Distributed sparse: per piece its row ends (the sender's own ia
   // entries, renumbered by rebase() on arrival), indices and values.
+  // In place, the nonzeros arrive at their global offset in the windows.
   void post_sparse_pieces(Exchange& exchange, const Structure& s, const Move& move) {
     int* new_ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
     int* new_idx = mode_ == Mode::fresh ? move.idx : *s.idx;
     char* new_values = mode_ == Mode::fresh ? move.data : static_cast<char*>(*s.data);
+    if (s.window) {
+      new_idx = reinterpret_cast<int*>(s.index_window->at(move.first_after * sizeof(int)));
+      new_values = s.window->at(move.first_after * s.extent);
+    }
     for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
       const Transfer& piece = plan_.receives[t];
       const std::int64_t first = piece.first - plan_.new_block.displ;
@@ -365,7 +427,7 @@ class Redistribution {
     for (std::size_t i = 0; i < structures_.size(); ++i) {
       const Structure& s = structures_[i];
       const Move& move = moves_[i];
-      if (s.scheme != Scheme::distributed) continue;
+      if (!s.resized_by_malloc()) continue;
       if (!s.sparse()) {
         const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
         std::memcpy(move.data + kept_new_first() * row_bytes,
@@ -377,7 +439,7 @@ class Redistribution {
       const std::int64_t begin = ptr[kept_old_first()];
       std::memcpy(move.ptr + kept_new_first() + 1, ptr + kept_old_first() + 1,
                   plan_.kept.count * sizeof(int));
-      if (move.kept_nnz > 0) {
+      if (move.kept_nnz > 0 && !s.window) {
         std::memcpy(move.idx + move.kept_offset, *s.idx + begin, move.kept_nnz * sizeof(int));
         std::memcpy(move.data + move.kept_offset * s.extent,
                     static_cast<const char*>(*s.data) + begin * s.extent, move.kept_nnz * s.extent);
@@ -402,12 +464,16 @@ class Redistribution {
     if (mode_ != Mode::fresh) return;
     if (s.sparse()) {
       std::free(*s.ptr);
-      std::free(*s.idx);
       *s.ptr = move.ptr;
-      *s.idx = move.idx;
     }
-    std::free(*s.data);
-    *s.data = move.data;
+    if (!s.window) {
+      if (s.sparse()) {
+        std::free(*s.idx);
+        *s.idx = move.idx;
+      }
+      std::free(*s.data);
+      *s.data = move.data;
+    }
     move = Move{};
   }
 
@@ -415,12 +481,36 @@ class Redistribution {
   // and whole pages of the rows that left go back to the system.
   void settle_in_window(const Structure& s) const {
     const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
-    const RowBlock &before = plan_.old_block, &after = plan_.new_block;
-    const std::int64_t old_end = before.displ + before.count;
-    const std::int64_t new_end = after.displ + after.count;
-    s.window->release(before.displ * row_bytes, std::min(old_end, after.displ) * row_bytes);
-    s.window->release(std::max(before.displ, new_end) * row_bytes, old_end * row_bytes);
-    *s.data = s.window->at(after.displ * row_bytes);
+    s.window->release_departed(row_bytes, plan_.old_block, plan_.new_block);
+    *s.data = s.window->at(plan_.new_block.displ * row_bytes);
+  }
+
+  // In-place sparse, at the first redistribution: the block's nonzeros go to
+  // their global offset, known now, and the application's buffers are freed.
+  static void place_nonzeros(Structure& s, const Move& move) {
+    if (s.first_nonzero) return;
+    int* indices = reinterpret_cast<int*>(s.index_window->at(move.first_before * sizeof(int)));
+    char* values = s.window->at(move.first_before * s.extent);
+    if (move.old_nnz > 0) {
+      std::memcpy(indices, *s.idx, move.old_nnz * sizeof(int));
+      std::memcpy(values, *s.data, move.old_nnz * s.extent);
+    }
+    std::free(*s.idx);
+    std::free(*s.data);
+    *s.idx = indices;
+    *s.data = values;
+    s.first_nonzero = move.first_before;
+  }
+
+  // In-place sparse: the kept nonzeros stay; ja and values follow the new
+  // block's first nonzero, and whole pages of the nonzeros that left go back.
+  static void settle_nonzeros_in_windows(Structure& s, const Move& move) {
+    const RowBlock before{move.old_nnz, move.first_before}, after{move.new_nnz, move.first_after};
+    s.index_window->release_departed(sizeof(int), before, after);
+    s.window->release_departed(s.extent, before, after);
+    *s.idx = reinterpret_cast<int*>(s.index_window->at(move.first_after * sizeof(int)));
+    *s.data = s.window->at(move.first_after * s.extent);
+    s.first_nonzero = move.first_after;
   }
 
   // Mode::shrink: the new block is the kept rows (or nothing); they move
@@ -442,7 +532,7 @@ class Redistribution {
     if (kept > 0 && first > 0) {
       std::memmove(ptr, ptr + first, (kept + 1) * sizeof(int));
       for (std::int64_t k = 0; k <= kept; ++k) ptr[k] = static_cast<int>(ptr[k] - begin);
-      if (move.kept_nnz > 0 && begin > 0) {
+      if (!s.window && move.kept_nnz > 0 && begin > 0) {
         std::memmove(*s.idx, *s.idx + begin, move.kept_nnz * sizeof(int));
         char* values = static_cast<char*>(*s.data);
         std::memmove(values, values + begin * s.extent, move.kept_nnz * s.extent);
@@ -450,6 +540,7 @@ class Redistribution {
     }
     ptr[0] = 0;
     shrink(s.ptr, (new_rows + 1) * sizeof(int), (old_rows + 1) * sizeof(int));
+    if (s.window) return;
     shrink(s.idx, move.kept_nnz * sizeof(int), move.old_nnz * sizeof(int));
     shrink(s.data, move.kept_nnz * s.extent, move.old_nnz * s.extent);
   }
@@ -462,7 +553,7 @@ class Redistribution {
   Mode mode_ = Mode::unchanged;
   std::vector<Move> moves_;
   Failure failure_;
-  std::vector<std::size_t> sparse_ids_;  // distributed sparse structures
+  std::vector<std::size_t> sparse_ids_;  // distributed sparse structures, in place or not
 };
 
 }  // namespace

@@ -12,6 +12,9 @@
 //   it 5: reconfigure to 3 processes (removes the newest)
 //   it 6: reconfigure to 5 processes (spawns 2)
 //   it 7: reconfigure to 2 processes (back to the initial set)
+// Built with CYCLES_IN_PLACE (process_spawn_remove_cycles_in_place), the
+// distributed structures are XMPI_DISTRIBUTED_IN_PLACE: new processes place
+// them at their (empty) block, removed ones get them back malloc'ed.
 // Run on 2 processes. FLEXMPI_SAMPLING_INTERVAL=1: every iteration closes a
 // sampling interval (a collective, which must stay aligned across the
 // reconfigurations) and runs the load balancer (XMPI_Eval_lbalance), which may
@@ -33,6 +36,11 @@ namespace {
 
 constexpr int kRows = 60;
 constexpr int kSteps = 9;
+#ifdef CYCLES_IN_PLACE
+constexpr XMPI_Scheme kDistributed = XMPI_DISTRIBUTED_IN_PLACE;
+#else
+constexpr XMPI_Scheme kDistributed = XMPI_DISTRIBUTED;
+#endif
 
 double vector_value(int row) { return 1000.0 + row; }
 double replicated_value(int row) { return -3.0 * row; }
@@ -107,11 +115,11 @@ Data make_data(int count, int displ, bool fill) {
 }
 
 void register_data(Data& d) {
-  CHECK_CODE(XMPI_Register_vector(&d.x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
+  CHECK_CODE(XMPI_Register_vector(&d.x, kRows, MPI_DOUBLE, kDistributed), XMPI_SUCCESS);
   CHECK_CODE(XMPI_Register_vector(&d.y, kRows, MPI_DOUBLE, XMPI_REPLICATED), XMPI_SUCCESS);
-  CHECK_CODE(XMPI_Register_dense(&d.a, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
+  CHECK_CODE(XMPI_Register_dense(&d.a, kRows, MPI_DOUBLE, kDistributed), XMPI_SUCCESS);
   CHECK_CODE(XMPI_Register_sparse(&d.ia, &d.ja, &d.values, kRows, csr_total_nnz(), MPI_DOUBLE,
-                                  XMPI_DISTRIBUTED),
+                                  kDistributed),
              XMPI_SUCCESS);
   CHECK_CODE(XMPI_Register_sparse(&d.ria, &d.rja, &d.rvalues, kRows, csr_total_nnz(), MPI_DOUBLE,
                                   XMPI_REPLICATED),
@@ -290,12 +298,13 @@ int main(int argc, char** argv) {
     if (rank == 0 && process_check_failures == 0)
       std::printf("spawn_remove_cycles: all checks passed\n");
   }
+  // After MPI_Finalize: in place, it hands the blocks back malloc'ed.
+  MPI_Finalize();
   for (void* p :
        {static_cast<void*>(d.x), static_cast<void*>(d.y), static_cast<void*>(d.a),
         static_cast<void*>(d.ia), static_cast<void*>(d.ja), static_cast<void*>(d.values),
         static_cast<void*>(d.ria), static_cast<void*>(d.rja), static_cast<void*>(d.rvalues)}) {
     std::free(p);
   }
-  MPI_Finalize();
   return process_check_failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
