@@ -22,6 +22,10 @@
 // asks for 2 MiB pages, which also speed up Open MPI's single-copy transport,
 // so "bare 2M" times the bare exchange between buffers with that advice
 // too: the fair floor of the in-place scheme.
+// "CSR in place" is a CSR matrix on the same rows, kCsrPerRow nonzeros a
+// row, registered in place too (its column indices and values in windows of
+// all nonzeros, ia per block), set against a bare MPI_Alltoallv of the
+// nonzeros' bytes that change owner between buffers with 2 MiB pages.
 // Prints the median of `runs` runs (default 20) of each, and the ratios.
 //
 // Results: docs/results.md, "Redistribution against a bare MPI_Alltoallv".
@@ -66,8 +70,12 @@ std::int64_t overlap(const RowBlock& a, const RowBlock& b) {
 
 struct Result {
   double registry = 0.0, in_place = 0.0, bare = 0.0, bare_huge = 0.0, algorithm4 = 0.0, floor = 0.0;
+  double csr_in_place = 0.0, csr_bare_huge = 0.0;
   std::uint64_t bytes_moved = 0;
 };
+
+constexpr int kCsrPerRow = 2;
+constexpr int kCsrRowBytes = kCsrPerRow * static_cast<int>(sizeof(int) + sizeof(double));
 
 // A registry of one vector of global row values, on block `mine`.
 struct Registered {
@@ -101,6 +109,52 @@ struct Registered {
   }
 };
 
+// A CSR matrix of kCsrPerRow nonzeros a row registered in place, on block
+// `mine`: row r holds columns r, r + 1 (mod rows) with values r and r + 0.5.
+struct RegisteredCsr {
+  int* ia = nullptr;
+  int* ja = nullptr;
+  double* values = nullptr;
+  flexmpi::DataRegistry registry;
+
+  RegisteredCsr(const RowBlock& mine, std::int64_t rows)
+      : ia(static_cast<int*>(std::malloc((mine.count + 1) * sizeof(int)))),
+        ja(static_cast<int*>(
+            std::malloc(std::max<std::int64_t>(mine.count, 1) * kCsrPerRow * sizeof(int)))),
+        values(static_cast<double*>(
+            std::malloc(std::max<std::int64_t>(mine.count, 1) * kCsrPerRow * sizeof(double)))) {
+    for (std::int64_t k = 0; k <= mine.count; ++k) ia[k] = static_cast<int>(k * kCsrPerRow);
+    for (std::int64_t k = 0; k < mine.count; ++k) {
+      for (int j = 0; j < kCsrPerRow; ++j) {
+        ja[k * kCsrPerRow + j] = static_cast<int>((mine.displ + k + j) % rows);
+        values[k * kCsrPerRow + j] = static_cast<double>(mine.displ + k) + 0.5 * j;
+      }
+    }
+    registry.set_local_block(mine);
+    registry.register_sparse(&ia, &ja, reinterpret_cast<void**>(&values), rows, rows * kCsrPerRow,
+                             MPI_DOUBLE, flexmpi::Scheme::distributed_in_place);
+  }
+  RegisteredCsr(const RegisteredCsr&) = delete;
+  RegisteredCsr& operator=(const RegisteredCsr&) = delete;
+  ~RegisteredCsr() {
+    registry.clear();  // the nonzeros come back malloc'ed
+    std::free(ia);
+    std::free(ja);
+    std::free(values);
+  }
+
+  void check(const RowBlock& mine, int rank, MPI_Comm comm) const {
+    for (std::int64_t k = 0; k < mine.count; ++k) {
+      const double row = static_cast<double>(mine.displ + k);
+      if (ia[k] != k * kCsrPerRow || values[k * kCsrPerRow] != row ||
+          values[k * kCsrPerRow + kCsrPerRow - 1] != row + 0.5 * (kCsrPerRow - 1)) {
+        std::fprintf(stderr, "rank %d: wrong CSR row %lld\n", rank, static_cast<long long>(k));
+        PMPI_Abort(comm, 1);
+      }
+    }
+  }
+};
+
 // Each iteration changes the decomposition once with each method, in the
 // same direction, so that all of them see the same machine load (this machine
 // is shared: a run of one method after the other would compare two loads).
@@ -112,6 +166,7 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
   Result result;
   Registered malloced(a[rank], rows, flexmpi::Scheme::distributed);
   Registered in_place(a[rank], rows, flexmpi::Scheme::distributed_in_place);
+  RegisteredCsr csr(a[rank], rows);
 
   std::int64_t max_block = 0;
   for (const Decomposition* d : {&a, &b}) {
@@ -122,11 +177,15 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
       huge_receive((max_block + 1) * 8, "bench");
   std::memset(huge_send.at(0), 1, huge_send.bytes());  // warm, like the vectors
   std::memset(huge_receive.at(0), 0, huge_receive.bytes());
+  const flexmpi::redistribution::AddressWindow csr_send((max_block + 1) * kCsrRowBytes, "bench"),
+      csr_receive((max_block + 1) * kCsrRowBytes, "bench");
+  std::memset(csr_send.at(0), 1, csr_send.bytes());
+  std::memset(csr_receive.at(0), 0, csr_receive.bytes());
   std::vector<double> shift_buffer(2 * max_block + 1, 2.0);
   auto* old_block = static_cast<double*>(std::calloc(std::max<std::int64_t>(a[rank].count, 1), 8));
 
   std::vector<double> registry_times, in_place_times, bare_times, bare_huge_times, algorithm4_times,
-      floor_times;
+      floor_times, csr_times, csr_bare_times;
   for (int i = 0; i < runs + 2; ++i) {  // two warm-up iterations
     const Decomposition& from = i % 2 == 0 ? a : b;
     const Decomposition& to = i % 2 == 0 ? b : a;
@@ -139,6 +198,8 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
     result.bytes_moved = sent;
     malloced.check(to[rank], rank, comm);
     in_place.check(to[rank], rank, comm);
+    const double t7 = timed(comm, [&] { csr.registry.redistribute(from, to, comm); });
+    csr.check(to[rank], rank, comm);
 
     // 2. Bare MPI_Alltoallv of the rows that change owner, preallocated buffers.
     // 3. Algorithm 4: MPI_Alltoallv of every row (self included) into a fresh block.
@@ -168,6 +229,18 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
       PMPI_Alltoallv(huge_send.at(0), scounts.data(), sdispls.data(), MPI_DOUBLE,
                      huge_receive.at(0), rcounts.data(), rdispls.data(), MPI_DOUBLE, comm);
     });
+    std::vector<int> csr_scounts(nprocs), csr_sdispls(nprocs), csr_rcounts(nprocs),
+        csr_rdispls(nprocs);
+    for (int p = 0; p < nprocs; ++p) {
+      csr_scounts[p] = scounts[p] * kCsrRowBytes;
+      csr_sdispls[p] = sdispls[p] * kCsrRowBytes;
+      csr_rcounts[p] = rcounts[p] * kCsrRowBytes;
+      csr_rdispls[p] = rdispls[p] * kCsrRowBytes;
+    }
+    const double t8 = timed(comm, [&] {
+      PMPI_Alltoallv(csr_send.at(0), csr_scounts.data(), csr_sdispls.data(), MPI_BYTE,
+                     csr_receive.at(0), csr_rcounts.data(), csr_rdispls.data(), MPI_BYTE, comm);
+    });
     const double t3 = timed(comm, [&] {
       auto* new_block =
           static_cast<double*>(std::malloc(std::max<std::int64_t>(to[rank].count, 1) * 8));
@@ -192,6 +265,8 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
       bare_times.push_back(t2);
       bare_huge_times.push_back(t6);
       algorithm4_times.push_back(t3);
+      csr_times.push_back(t7);
+      csr_bare_times.push_back(t8);
     }
   }
   std::free(old_block);
@@ -201,6 +276,8 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
   result.bare_huge = median(bare_huge_times);
   result.algorithm4 = median(algorithm4_times);
   result.floor = median(floor_times);
+  result.csr_in_place = median(csr_times);
+  result.csr_bare_huge = median(csr_bare_times);
   return result;
 }
 
@@ -246,11 +323,13 @@ int main(int argc, char** argv) {
       std::printf(
           "%-34s moved %7.2f MiB  redistribute %8.3f ms  bare Alltoallv %8.3f ms  ratio %.2f  "
           "| in place %8.3f ms  ratio %.2f  bare 2M %8.3f ms  ratio %.2f  "
-          "| floor %8.3f ms  ratio %.2f  | Alg. 4 Alltoallv %8.3f ms  ratio %.2f\n",
+          "| floor %8.3f ms  ratio %.2f  | Alg. 4 Alltoallv %8.3f ms  ratio %.2f  "
+          "| CSR in place %8.3f ms  bare 2M %8.3f ms  ratio %.2f\n",
           scenario.name, r.bytes_moved / double(1 << 20), r.registry * 1e3, r.bare * 1e3,
           r.registry / r.bare, r.in_place * 1e3, r.in_place / r.bare, r.bare_huge * 1e3,
           r.in_place / r.bare_huge, r.floor * 1e3, r.registry / r.floor, r.algorithm4 * 1e3,
-          r.registry / r.algorithm4);
+          r.registry / r.algorithm4, r.csr_in_place * 1e3, r.csr_bare_huge * 1e3,
+          r.csr_in_place / r.csr_bare_huge);
     }
   }
   MPI_Comm_free(&comm);
