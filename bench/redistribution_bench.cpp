@@ -1,6 +1,6 @@
 // redistribute() against a bare MPI_Alltoallv of the same bytes.
 //
-//   mpiexec -n 2 build/bench/bench-redistribution [elements] [runs]
+//   mpiexec -n 2 build/bench/bench-redistribution [elements] [runs] [nonzeros per CSR row]
 //
 // One distributed vector of `elements` doubles (default 4 Mi = 32 MiB) goes
 // back and forth between two decompositions; each run is one change of
@@ -22,11 +22,11 @@
 // asks for 2 MiB pages, which also speed up Open MPI's single-copy transport,
 // so "bare 2M" times the bare exchange between buffers with that advice
 // too: the fair floor of the in-place scheme.
-// "CSR in place" is a CSR matrix on the same rows, kCsrPerRow nonzeros a
-// row, registered in place too (its column indices and values in windows of
-// all nonzeros, ia per block), set against a bare MPI_Alltoallv of the
-// nonzeros' bytes that change owner between buffers with 2 MiB pages.
-// Prints the median of `runs` runs (default 20) of each, and the ratios.
+// "CSR in place" is a CSR matrix on the same rows, 2 nonzeros a row unless
+// the third argument says otherwise, registered in place too (its column indices and values in
+// windows of all nonzeros, ia per block), set against a bare MPI_Alltoallv of the nonzeros' bytes
+// that change owner between buffers with 2 MiB pages. Prints the median of `runs` runs (default 20)
+// of each, and the ratios.
 //
 // Results: docs/results.md, "Redistribution against a bare MPI_Alltoallv".
 #include <mpi.h>
@@ -74,8 +74,8 @@ struct Result {
   std::uint64_t bytes_moved = 0;
 };
 
-constexpr int kCsrPerRow = 2;
-constexpr int kCsrRowBytes = kCsrPerRow * static_cast<int>(sizeof(int) + sizeof(double));
+// Bytes of a CSR row's nonzeros (column indices and values).
+int csr_row_bytes(int per_row) { return per_row * static_cast<int>(sizeof(int) + sizeof(double)); }
 
 // A registry of one vector of global row values, on block `mine`.
 struct Registered {
@@ -109,29 +109,31 @@ struct Registered {
   }
 };
 
-// A CSR matrix of kCsrPerRow nonzeros a row registered in place, on block
-// `mine`: row r holds columns r, r + 1 (mod rows) with values r and r + 0.5.
+// A CSR matrix of `per_row` nonzeros a row registered in place, on block
+// `mine`: row r holds columns r, r + 1, ... (mod rows) with values r, r + 0.5, ...
 struct RegisteredCsr {
+  int per_row;
   int* ia = nullptr;
   int* ja = nullptr;
   double* values = nullptr;
   flexmpi::DataRegistry registry;
 
-  RegisteredCsr(const RowBlock& mine, std::int64_t rows)
-      : ia(static_cast<int*>(std::malloc((mine.count + 1) * sizeof(int)))),
+  RegisteredCsr(const RowBlock& mine, std::int64_t rows, int nonzeros_per_row)
+      : per_row(nonzeros_per_row),
+        ia(static_cast<int*>(std::malloc((mine.count + 1) * sizeof(int)))),
         ja(static_cast<int*>(
-            std::malloc(std::max<std::int64_t>(mine.count, 1) * kCsrPerRow * sizeof(int)))),
+            std::malloc(std::max<std::int64_t>(mine.count, 1) * per_row * sizeof(int)))),
         values(static_cast<double*>(
-            std::malloc(std::max<std::int64_t>(mine.count, 1) * kCsrPerRow * sizeof(double)))) {
-    for (std::int64_t k = 0; k <= mine.count; ++k) ia[k] = static_cast<int>(k * kCsrPerRow);
+            std::malloc(std::max<std::int64_t>(mine.count, 1) * per_row * sizeof(double)))) {
+    for (std::int64_t k = 0; k <= mine.count; ++k) ia[k] = static_cast<int>(k * per_row);
     for (std::int64_t k = 0; k < mine.count; ++k) {
-      for (int j = 0; j < kCsrPerRow; ++j) {
-        ja[k * kCsrPerRow + j] = static_cast<int>((mine.displ + k + j) % rows);
-        values[k * kCsrPerRow + j] = static_cast<double>(mine.displ + k) + 0.5 * j;
+      for (int j = 0; j < per_row; ++j) {
+        ja[k * per_row + j] = static_cast<int>((mine.displ + k + j) % rows);
+        values[k * per_row + j] = static_cast<double>(mine.displ + k) + 0.5 * j;
       }
     }
     registry.set_local_block(mine);
-    registry.register_sparse(&ia, &ja, reinterpret_cast<void**>(&values), rows, rows * kCsrPerRow,
+    registry.register_sparse(&ia, &ja, reinterpret_cast<void**>(&values), rows, rows * per_row,
                              MPI_DOUBLE, flexmpi::Scheme::distributed_in_place);
   }
   RegisteredCsr(const RegisteredCsr&) = delete;
@@ -146,8 +148,8 @@ struct RegisteredCsr {
   void check(const RowBlock& mine, int rank, MPI_Comm comm) const {
     for (std::int64_t k = 0; k < mine.count; ++k) {
       const double row = static_cast<double>(mine.displ + k);
-      if (ia[k] != k * kCsrPerRow || values[k * kCsrPerRow] != row ||
-          values[k * kCsrPerRow + kCsrPerRow - 1] != row + 0.5 * (kCsrPerRow - 1)) {
+      if (ia[k] != k * per_row || values[k * per_row] != row ||
+          values[k * per_row + per_row - 1] != row + 0.5 * (per_row - 1)) {
         std::fprintf(stderr, "rank %d: wrong CSR row %lld\n", rank, static_cast<long long>(k));
         PMPI_Abort(comm, 1);
       }
@@ -158,7 +160,8 @@ struct RegisteredCsr {
 // Each iteration changes the decomposition once with each method, in the
 // same direction, so that all of them see the same machine load (this machine
 // is shared: a run of one method after the other would compare two loads).
-Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm comm) {
+Result run(const Decomposition& a, const Decomposition& b, int runs, int csr_per_row,
+           MPI_Comm comm) {
   int rank = 0, nprocs = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &nprocs);
@@ -166,7 +169,8 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
   Result result;
   Registered malloced(a[rank], rows, flexmpi::Scheme::distributed);
   Registered in_place(a[rank], rows, flexmpi::Scheme::distributed_in_place);
-  RegisteredCsr csr(a[rank], rows);
+  RegisteredCsr csr(a[rank], rows, csr_per_row);
+  const int row_bytes = csr_row_bytes(csr_per_row);
 
   std::int64_t max_block = 0;
   for (const Decomposition* d : {&a, &b}) {
@@ -177,8 +181,8 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
       huge_receive((max_block + 1) * 8, "bench");
   std::memset(huge_send.at(0), 1, huge_send.bytes());  // warm, like the vectors
   std::memset(huge_receive.at(0), 0, huge_receive.bytes());
-  const flexmpi::redistribution::AddressWindow csr_send((max_block + 1) * kCsrRowBytes, "bench"),
-      csr_receive((max_block + 1) * kCsrRowBytes, "bench");
+  const flexmpi::redistribution::AddressWindow csr_send((max_block + 1) * row_bytes, "bench"),
+      csr_receive((max_block + 1) * row_bytes, "bench");
   std::memset(csr_send.at(0), 1, csr_send.bytes());
   std::memset(csr_receive.at(0), 0, csr_receive.bytes());
   std::vector<double> shift_buffer(2 * max_block + 1, 2.0);
@@ -232,10 +236,10 @@ Result run(const Decomposition& a, const Decomposition& b, int runs, MPI_Comm co
     std::vector<int> csr_scounts(nprocs), csr_sdispls(nprocs), csr_rcounts(nprocs),
         csr_rdispls(nprocs);
     for (int p = 0; p < nprocs; ++p) {
-      csr_scounts[p] = scounts[p] * kCsrRowBytes;
-      csr_sdispls[p] = sdispls[p] * kCsrRowBytes;
-      csr_rcounts[p] = rcounts[p] * kCsrRowBytes;
-      csr_rdispls[p] = rdispls[p] * kCsrRowBytes;
+      csr_scounts[p] = scounts[p] * row_bytes;
+      csr_sdispls[p] = sdispls[p] * row_bytes;
+      csr_rcounts[p] = rcounts[p] * row_bytes;
+      csr_rdispls[p] = rdispls[p] * row_bytes;
     }
     const double t8 = timed(comm, [&] {
       PMPI_Alltoallv(csr_send.at(0), csr_scounts.data(), csr_sdispls.data(), MPI_BYTE,
@@ -287,6 +291,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : std::int64_t{4} << 20;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 20;
+  const int csr_per_row = argc > 3 ? std::max(1, std::atoi(argv[3])) : 2;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   int rank = 0, nprocs = 0;
@@ -314,11 +319,11 @@ int main(int argc, char** argv) {
   const Scenario scenarios[] = {{"rebalance (1/4 of a block moves)", &even, &shifted},
                                 {"everything moves", &first, &last}};
   if (rank == 0) {
-    std::printf("%d processes, %lld doubles (%.1f MiB), median of %d runs\n", nprocs,
-                static_cast<long long>(n), n * 8.0 / (1 << 20), runs);
+    std::printf("%d processes, %lld doubles (%.1f MiB), CSR %d nonzeros a row, median of %d runs\n",
+                nprocs, static_cast<long long>(n), n * 8.0 / (1 << 20), csr_per_row, runs);
   }
   for (const Scenario& scenario : scenarios) {
-    const Result r = run(*scenario.a, *scenario.b, runs, comm);
+    const Result r = run(*scenario.a, *scenario.b, runs, csr_per_row, comm);
     if (rank == 0) {
       std::printf(
           "%-34s moved %7.2f MiB  redistribute %8.3f ms  bare Alltoallv %8.3f ms  ratio %.2f  "
