@@ -255,6 +255,20 @@ class InPlace : public test::WorldTest {
       current = target;
     }
   }
+
+  // `rounds` random decompositions of `rows`, each followed by the block
+  // decomposition again: back and forth.
+  [[nodiscard]] std::vector<Decomposition> back_and_forth(std::int64_t rows, std::uint64_t seed,
+                                                          int rounds = 12) const {
+    const Decomposition initial = block_decomposition(rows, nprocs_);
+    std::mt19937_64 random(seed);
+    std::vector<Decomposition> targets;
+    for (int round = 0; round < rounds; ++round) {
+      targets.push_back(random_decomposition(rows, nprocs_, random));
+      targets.push_back(initial);
+    }
+    return targets;
+  }
 };
 
 TEST_F(InPlace, RandomDecompositionsBackAndForthBesideOtherSchemes) {
@@ -262,15 +276,9 @@ TEST_F(InPlace, RandomDecompositionsBackAndForthBesideOtherSchemes) {
   Array vector(Scheme::distributed_in_place, kRows, false),
       dense(Scheme::distributed_in_place, kRows, true);
   Array ordinary(Scheme::distributed, kRows, false), replicated(Scheme::replicated, kRows, true);
-  const Decomposition initial = block_decomposition(kRows, nprocs_);
-  std::mt19937_64 random(7);
-  std::vector<Decomposition> targets;
-  for (int round = 0; round < 12; ++round) {
-    targets.push_back(random_decomposition(kRows, nprocs_, random));
-    targets.push_back(initial);
-  }
   DataRegistry registry;
-  follow({&vector, &dense, &ordinary, &replicated}, registry, initial, targets);
+  follow({&vector, &dense, &ordinary, &replicated}, registry, block_decomposition(kRows, nprocs_),
+         back_and_forth(kRows, 7));
 }
 
 TEST_F(InPlace, LargeBlocksSpanningManyPages) {
@@ -458,15 +466,9 @@ TEST_F(InPlace, SparseRandomDecompositionsBackAndForthBesideOtherSchemes) {
   Sparse csr(Scheme::distributed_in_place, kRows), csc(Scheme::distributed_in_place, kRows, true);
   Sparse ordinary(Scheme::distributed, kRows), replicated(Scheme::replicated, kRows);
   Array vector(Scheme::distributed_in_place, kRows, false), dense(Scheme::distributed, kRows, true);
-  const Decomposition initial = block_decomposition(kRows, nprocs_);
-  std::mt19937_64 random(17);
-  std::vector<Decomposition> targets;
-  for (int round = 0; round < 12; ++round) {
-    targets.push_back(random_decomposition(kRows, nprocs_, random));
-    targets.push_back(initial);
-  }
   DataRegistry registry;
-  follow({&csr, &csc, &ordinary, &replicated, &vector, &dense}, registry, initial, targets);
+  follow({&csr, &csc, &ordinary, &replicated, &vector, &dense}, registry,
+         block_decomposition(kRows, nprocs_), back_and_forth(kRows, 17));
 }
 
 TEST_F(InPlace, SparseBlockThatEmptiesGrowsAgain) {
