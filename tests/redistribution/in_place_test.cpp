@@ -18,6 +18,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../support/random_decomposition.hpp"
@@ -583,31 +584,26 @@ TEST_F(InPlace, SparseReplacedPointerOrCountFailsEverywhereAndChangesNothing) {
 
   std::mt19937_64 random(31);
   const Decomposition target = random_decomposition(kRows, nprocs_, random);
-  // ja replaced on the last process, then values on the first.
-  int* const ja_in_window = csr.ja;
-  int* replaced_ja = nullptr;
+  // ja replaced on the last process, then values on the first: a malloc'ed
+  // copy of the block's nonzeros where flexmpi's window was.
   const std::int64_t nnz = csr.nnz_of(mine);
-  if (rank_ == nprocs_ - 1 && mine.count > 0) {
-    replaced_ja = static_cast<int*>(std::malloc(std::max<std::int64_t>(nnz, 1) * sizeof(int)));
-    std::memcpy(replaced_ja, ja_in_window, nnz * sizeof(int));
-    csr.ja = replaced_ja;
-  }
-  expect_rejected([&] { registry.redistribute(blocks, target, comm_); }, all, mine,
-                  "not where flexmpi put");
-  csr.ja = ja_in_window;
-  std::free(replaced_ja);
-  double* const values_in_window = csr.values;
-  double* replaced_values = nullptr;
-  if (rank_ == 0 && mine.count > 0) {
-    replaced_values =
-        static_cast<double*>(std::malloc(std::max<std::int64_t>(nnz, 1) * sizeof(double)));
-    std::memcpy(replaced_values, values_in_window, nnz * sizeof(double));
-    csr.values = replaced_values;
-  }
-  expect_rejected([&] { registry.redistribute(blocks, target, comm_); }, all, mine,
-                  "not where flexmpi put");
-  csr.values = values_in_window;
-  std::free(replaced_values);
+  const auto rejected_with_replaced = [&](auto*& pointer, int on_rank) {
+    using Element = std::remove_reference_t<decltype(*pointer)>;
+    Element* const in_window = pointer;
+    Element* replaced = nullptr;
+    if (rank_ == on_rank && mine.count > 0) {
+      replaced =
+          static_cast<Element*>(std::malloc(std::max<std::int64_t>(nnz, 1) * sizeof(Element)));
+      std::memcpy(replaced, in_window, nnz * sizeof(Element));
+      pointer = replaced;
+    }
+    expect_rejected([&] { registry.redistribute(blocks, target, comm_); }, all, mine,
+                    "not where flexmpi put");
+    pointer = in_window;
+    std::free(replaced);
+  };
+  rejected_with_replaced(csr.ja, nprocs_ - 1);
+  rejected_with_replaced(csr.values, 0);
 
   // The first block's nonzero count changed: the blocks after it would no
   // longer find their nonzeros where they are.
