@@ -13,6 +13,8 @@ import argparse
 import re
 import sys
 
+from plotting import pyplot
+
 # Beyond this the oracle of a time-sliced run (CG with a load thread on
 # each core: 16x) would flatten every other bar; it is written instead.
 AXIS_TOP = 3.0
@@ -41,13 +43,7 @@ def main():
     rows = read_table(args.table)
     if not rows:
         sys.exit(f"plot_load_patterns: no load-pattern rows in {args.table}")
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("plot_load_patterns: matplotlib is missing (apt-get install python3-matplotlib;"
-                 " run it with /usr/bin/python3)")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_load_patterns")
 
     fig, axes = plt.subplots(1, len(rows), figsize=(6.5 * len(rows), 5), sharey=True, squeeze=False)
     for axis, (app, entries) in zip(axes[0], rows.items()):

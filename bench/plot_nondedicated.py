@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from plotting import pyplot
+
 LOADED_RANK = 1  # flexmpi-load runs on rank 1's core (lb_benchmarks.py nondedicated)
 PANELS = {"k=1": "k = 1, thesis Alg. 5", "k=3": "k = 3, thesis Alg. 5",
           "k=5": "k = 5, thesis Alg. 5",
@@ -41,13 +43,7 @@ def main():
         runs[label] = read_trace(path)
         if not runs[label]:
             sys.exit(f"plot_nondedicated: {path} has no interval")
-    try:
-        import matplotlib
-    except ImportError:
-        sys.exit("plot_nondedicated: matplotlib is missing (apt-get install python3-matplotlib;"
-                 " run it with /usr/bin/python3)")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_nondedicated")
 
     fig, axes = plt.subplots(len(runs), 1, figsize=(8, 2.6 * len(runs)), sharex=True)
     for axis, (label, records) in zip(axes, runs.items()):
