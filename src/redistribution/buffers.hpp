@@ -3,6 +3,8 @@
 // and the allocation helpers that keep page faults and copies down.
 #pragma once
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -38,6 +40,15 @@ struct Move {
   std::int64_t kept_offset = 0;         // where the kept rows start in the new arrays
   std::vector<std::int64_t> piece_nnz;  // of each plan.receives entry
   std::vector<std::int64_t> piece_offset;
+  // In-place sparse, per plan.sends entry: its first nonzero (old local
+  // offset) and nonzero count, what turns its row ends into the receiver's
+  // numbering, and where in the pointers array the row ends so renumbered
+  // are sent from (where they were, or copied past both blocks when the
+  // kept rows move over them while they travel).
+  std::vector<std::int64_t> sent_begin;
+  std::vector<std::int64_t> sent_nnz;
+  std::vector<std::int64_t> send_shift;
+  std::vector<std::int64_t> sent_pointers;
   // In-place sparse only: global offsets of the old and the new block's
   // first nonzero, where they are in the windows.
   std::int64_t first_before = 0;
@@ -83,6 +94,15 @@ bool grow(T** pointer, std::uint64_t bytes) {
   return true;
 }
 
+// Makes room for `bytes` in the user's array, with realloc only where
+// malloc gave it fewer (malloc_usable_size): a realloc to fewer bytes than
+// it holds would give back the pages that the rows of a later call return to.
+template <class T>
+bool reserve(T** pointer, std::uint64_t bytes) {
+  if (*pointer != nullptr && malloc_usable_size(*pointer) >= bytes) return true;
+  return grow(pointer, bytes);
+}
+
 // A block that lost rows keeps its memory while it still fills half of it:
 // load balancing moves rows back and forth (thesis 5.2), and memory given
 // back to the system costs a page fault per page when rows return. Below
@@ -95,6 +115,12 @@ void shrink(T** pointer, std::uint64_t bytes, std::uint64_t old_bytes) {
   }
 }
 
+// Gives the whole pages of `array` between `used` and `capacity` bytes back
+// to the system with MADV_FREE, as an address window does for rows that
+// left: the array keeps its size, and the pages cost nothing to touch again
+// where they were not reclaimed yet (rows come back). Nothing below a page.
+void release_unused(void* array, std::uint64_t used, std::uint64_t capacity) noexcept;
+
 // Whether some process receives rows, i.e. may allocate (all processes
 // know both decompositions, so they all answer the same).
 bool anyone_receives(std::span<const RowBlock> from, std::span<const RowBlock> to);
@@ -104,5 +130,10 @@ bool anyone_receives(std::span<const RowBlock> from, std::span<const RowBlock> t
 // rows [first, first + rows) and whose nonzeros end at `end` in the new
 // arrays is renumbered by one shift.
 void rebase(int* ptr, std::int64_t first, std::int64_t rows, std::int64_t end);
+
+// `rows` row ends moved from `from` to `to` (the ranges may overlap) and
+// renumbered by `delta` in the same pass: the rows a process keeps, when its
+// block's first row or the nonzeros before them change.
+void move_pointers(int* to, const int* from, std::int64_t rows, std::int64_t delta);
 
 }  // namespace flexmpi::redistribution

@@ -14,7 +14,8 @@
 //   CSR,    distributed   ia[0..count] starting at 0, ja (global column
 //                         indices) and values of the ia[count] local nonzeros
 //   CSR,    replicated    the whole matrix: ia[0..size], ja, values (nnz)
-//   CSR,    in place      ia as distributed (malloc'ed, local offsets); ja
+//   CSR,    in place      ia as distributed (malloc'ed, local offsets, the
+//                         block's rows kept where they are in it); ja
 //                         and values in two windows of all nnz nonzeros, at
 //                         the global offset of the block's first nonzero.
 //                         Registration keeps the user's ja and values: that
@@ -49,8 +50,13 @@
 //     user's pointer moves to the new block's first row, and whole pages of
 //     rows that left are given back (nothing is allocated, nothing copied).
 //     A sparse matrix's ja and values pointers move to the new block's first
-//     nonzero the same way; its ia is rebuilt as a distributed one's is
-//     (possibly reallocated, always renumbered from 0).
+//     nonzero the same way; its ia stays the user's malloc'ed array and
+//     follows the block in it: the kept rows' ends move (one pass, where
+//     the block's first row moves) and are renumbered from 0, arriving rows'
+//     ends are received in place already renumbered; the array is enlarged
+//     with realloc when the block (or, while rows leave and arrive at once,
+//     a copy of the leaving rows' ends) needs more, never made smaller:
+//     pages past the block are given back with MADV_FREE, as in a window.
 // Only rows that change owner move, each once, directly from the old owner
 // to the new one (no root); rows a process keeps do not leave it.
 //

@@ -34,9 +34,13 @@
 //     process, p times what changes owner.
 // On 2 processes both move the same single message; what is left to pay is
 // the agreements (a few microseconds), the rows a process keeps (copied, or
-// shifted in place; neither for an in-place structure, whose sparse row
-// pointers alone are rebuilt) and first-touch page
-// faults of memory a block grows into. bench/redistribution_bench.cpp measures it against a
+// shifted in place; neither for an in-place structure, but a sparse one's
+// row pointers hold local offsets: where its first row or the nonzeros
+// before the kept rows change, their ends are moved and renumbered in one
+// pass, in the user's array) and first-touch page faults of memory a block
+// grows into. In place, a sparse piece's row ends travel already in the
+// receiver's numbering (the sender knows every block's first nonzero) and
+// land in their final place. bench/redistribution_bench.cpp measures it against a
 // bare MPI_Alltoallv of the same bytes between warm preallocated buffers.
 //
 // The library's own messages use PMPI_* so that they do not count in the
@@ -117,7 +121,11 @@ class Redistribution {
     for (std::size_t i = 0; i < structures_.size(); ++i) {
       if (!structures_[i].resized_by_malloc()) continue;
       allocating = true;
-      if (mode_ == Mode::fresh || mode_ == Mode::grow) allocate_block(i);
+      if (structures_[i].nonzeros_in_window()) {
+        reserve_pointers_in_place(i);
+      } else if (mode_ == Mode::fresh || mode_ == Mode::grow) {
+        allocate_block(i);
+      }
     }
     if (!allocating || !anyone_receives(from_, to_)) return;
     try {
@@ -136,10 +144,23 @@ class Redistribution {
       if (structures_[i].nonzeros_in_window()) place_nonzeros(structures_[i], moves_[i]);
     }
     if (mode_ == Mode::grow && plan_.old_block.count > 0) make_room_for_growth();
+    // In-place sparse: the row ends that leave are renumbered for their
+    // receivers; the kept rows' move before rows arrive over them, or,
+    // with rows only leaving, while those travel.
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (!structures_[i].nonzeros_in_window()) continue;
+      stage_sent_pointers(i);
+      if (mode_ == Mode::grow || mode_ == Mode::fresh) arrange_pointers_in_place(i);
+    }
     RedistributionStats stats;
     Exchange exchange(comm_, max_message_bytes);
     for (std::size_t i = 0; i < structures_.size(); ++i) post_rows(exchange, i);
     exchange.start(stats);
+    for (std::size_t i = 0; i < structures_.size(); ++i) {
+      if (structures_[i].nonzeros_in_window() && mode_ == Mode::shrink) {
+        arrange_pointers_in_place(i);
+      }
+    }
     // New arrays: the kept rows are copied while the messages travel.
     if (mode_ == Mode::fresh && plan_.kept.count > 0) copy_kept_rows();
     exchange.finish();
@@ -147,9 +168,10 @@ class Redistribution {
       Structure& s = structures_[i];
       if (s.nonzeros_in_window()) {
         settle_nonzeros_in_windows(s, moves_[i]);
-      } else if (s.window) {
-        settle_in_window(s);
+        if (mode_ != Mode::unchanged) settle_pointers_in_place(s);
+        continue;
       }
+      if (s.window) settle_in_window(s);
       if (!s.resized_by_malloc() || mode_ == Mode::unchanged) continue;
       if (mode_ == Mode::shrink) {
         compact_kept_rows(i);
@@ -274,8 +296,9 @@ class Redistribution {
     check_mpi(PMPI_Allgather(mine.data(), static_cast<int>(n), MPI_INT64_T, all.data(),
                              static_cast<int>(n), MPI_INT64_T, comm_),
               "MPI_Allgather (nonzeros of the in-place blocks)");
-    const auto nonzeros_before = [&](std::span<const RowBlock> blocks, std::size_t column) {
-      const std::int64_t first_row = blocks[static_cast<std::size_t>(rank_)].displ;
+    const auto nonzeros_before = [&](std::span<const RowBlock> blocks, std::size_t column,
+                                     int owner) {
+      const std::int64_t first_row = blocks[static_cast<std::size_t>(owner)].displ;
       std::int64_t sum = 0;
       for (std::size_t p = 0; p < blocks.size(); ++p) {
         if (blocks[p].displ < first_row) sum += all[p * n + column];
@@ -285,8 +308,13 @@ class Redistribution {
     for (std::size_t k = 0; k < ids.size(); ++k) {
       const Structure& s = structures_[ids[k]];
       Move& move = moves_[ids[k]];
-      move.first_before = nonzeros_before(from_, 2 * k);
-      move.first_after = nonzeros_before(to_, 2 * k + 1);
+      move.first_before = nonzeros_before(from_, 2 * k, rank_);
+      move.first_after = nonzeros_before(to_, 2 * k + 1, rank_);
+      // A row end leaving for process q, global first_before + end, is
+      // end + first_before - (q's first nonzero) in q's numbering.
+      for (const Transfer& t : plan_.sends) {
+        move.send_shift.push_back(move.first_before - nonzeros_before(to_, 2 * k + 1, t.peer));
+      }
       if (!failure_ && s.first_nonzero && *s.first_nonzero != move.first_before) {
         failure_ = {Errc::invalid_argument,
                     describe(s, ids[k]) + ": the blocks before this process's hold " +
@@ -313,8 +341,7 @@ class Redistribution {
       const std::uint64_t value_bytes = move.new_nnz * s.extent;
       const bool fresh = mode_ == Mode::fresh;
       ok = fresh ? allocate(&move.ptr, ptr_bytes) : grow(s.ptr, ptr_bytes);
-      // In place, only the row pointers are per block: the nonzeros have their windows.
-      if (ok && !s.window) {
+      if (ok) {
         ok = fresh ? allocate(&move.idx, idx_bytes) && allocate(&move.data, value_bytes)
                    : grow(s.idx, idx_bytes) && grow(s.data, value_bytes);
       }
@@ -333,15 +360,17 @@ class Redistribution {
     for (std::size_t i = 0; i < structures_.size(); ++i) {
       const Structure& s = structures_[i];
       const Move& move = moves_[i];
-      if (!s.resized_by_malloc()) continue;
+      // In place, arrange_pointers_in_place() does the pointers' part.
+      if (!s.resized_by_malloc() || s.window) continue;
       if (!s.sparse()) {
         const std::uint64_t row_bytes = static_cast<std::uint64_t>(row_elements(s)) * s.extent;
         char* data = static_cast<char*>(*s.data);
         if (shift > 0) std::memmove(data + shift * row_bytes, data, rows * row_bytes);
         continue;
       }
-      if (shift > 0) std::memmove(*s.ptr + shift + 1, *s.ptr + 1, rows * sizeof(int));
-      if (!s.window && move.kept_offset > 0 && move.kept_nnz > 0) {
+      // The kept rows' ends, already renumbered (the old block starts at 0).
+      move_pointers(*s.ptr + shift + 1, *s.ptr + 1, rows, move.kept_offset);
+      if (move.kept_offset > 0 && move.kept_nnz > 0) {
         std::memmove(*s.idx + move.kept_offset, *s.idx, move.kept_nnz * sizeof(int));
         char* values = static_cast<char*>(*s.data);
         std::memmove(values + move.kept_offset * s.extent, values, move.kept_nnz * s.extent);
@@ -389,9 +418,10 @@ class Redistribution {
 
   // Distributed sparse: per piece its row ends (the sender's own ia
   // entries, renumbered by rebase() on arrival), indices and values.
-  // In place, the nonzeros arrive at their global offset in the windows.
+  // In place, the nonzeros arrive at their global offset in the windows and
+  // the row ends at their place in the user's array (arranged for them).
   void post_sparse_pieces(Exchange& exchange, const Structure& s, const Move& move) {
-    int* new_ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
+    int* new_ptr = mode_ == Mode::fresh && !s.window ? move.ptr : *s.ptr;
     int* new_idx = mode_ == Mode::fresh ? move.idx : *s.idx;
     char* new_values = mode_ == Mode::fresh ? move.data : static_cast<char*>(*s.data);
     if (s.window) {
@@ -406,11 +436,17 @@ class Redistribution {
       exchange.receive(piece.peer, new_idx + offset, nnz * sizeof(int));
       exchange.receive(piece.peer, new_values + offset * s.extent, nnz * s.extent);
     }
-    const int* ptr = *s.ptr;
-    for (const Transfer& piece : plan_.sends) {
-      const std::int64_t first = piece.first - plan_.old_block.displ;
-      const std::int64_t begin = ptr[first], nnz = ptr[first + piece.rows] - begin;
-      exchange.send(piece.peer, ptr + first + 1, piece.rows * sizeof(int));
+    for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+      const Transfer& piece = plan_.sends[t];
+      const int* ptr = *s.ptr + (piece.first - plan_.old_block.displ);
+      std::int64_t begin = ptr[0], nnz = ptr[piece.rows] - begin;
+      const int* ends = ptr + 1;
+      if (s.window) {  // staged by stage_sent_pointers()
+        begin = move.sent_begin[t];
+        nnz = move.sent_nnz[t];
+        ends = *s.ptr + move.sent_pointers[t];
+      }
+      exchange.send(piece.peer, ends, piece.rows * sizeof(int));
       exchange.send(piece.peer, *s.idx + begin, nnz * sizeof(int));
       exchange.send(piece.peer, static_cast<char*>(*s.data) + begin * s.extent, nnz * s.extent);
     }
@@ -435,11 +471,13 @@ class Redistribution {
                     plan_.kept.count * row_bytes);
         continue;
       }
+      // In place, arrange_pointers_in_place() did it before anything was posted.
+      if (s.window) continue;
       const int* ptr = *s.ptr;
       const std::int64_t begin = ptr[kept_old_first()];
-      std::memcpy(move.ptr + kept_new_first() + 1, ptr + kept_old_first() + 1,
-                  plan_.kept.count * sizeof(int));
-      if (move.kept_nnz > 0 && !s.window) {
+      move_pointers(move.ptr + kept_new_first() + 1, ptr + kept_old_first() + 1, plan_.kept.count,
+                    move.kept_offset - begin);
+      if (move.kept_nnz > 0) {
         std::memcpy(move.idx + move.kept_offset, *s.idx + begin, move.kept_nnz * sizeof(int));
         std::memcpy(move.data + move.kept_offset * s.extent,
                     static_cast<const char*>(*s.data) + begin * s.extent, move.kept_nnz * s.extent);
@@ -447,34 +485,104 @@ class Redistribution {
     }
   }
 
-  // Mode::fresh and Mode::grow: the received pieces' row ends are
-  // renumbered; fresh arrays replace the old ones.
+  // The received pieces' row ends, in the sender's numbering, renumbered
+  // (the kept rows' were when they were moved or copied).
+  void rebase_received(int* ptr, const Move& move) const {
+    ptr[0] = 0;
+    for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
+      rebase(ptr, plan_.receives[t].first - plan_.new_block.displ, plan_.receives[t].rows,
+             move.piece_offset[t] + move.piece_nnz[t]);
+    }
+  }
+
+  // Mode::fresh and Mode::grow of a distributed structure: the received
+  // pieces' row ends are renumbered; fresh arrays replace the old ones.
   void install_block(std::size_t i) {
     const Structure& s = structures_[i];
     Move& move = moves_[i];
-    if (s.sparse()) {
-      int* ptr = mode_ == Mode::fresh ? move.ptr : *s.ptr;
-      ptr[0] = 0;
-      for (std::size_t t = 0; t < plan_.receives.size(); ++t) {
-        rebase(ptr, plan_.receives[t].first - plan_.new_block.displ, plan_.receives[t].rows,
-               move.piece_offset[t] + move.piece_nnz[t]);
-      }
-      rebase(ptr, kept_new_first(), plan_.kept.count, move.kept_offset + move.kept_nnz);
-    }
+    if (s.sparse()) rebase_received(mode_ == Mode::fresh ? move.ptr : *s.ptr, move);
     if (mode_ != Mode::fresh) return;
     if (s.sparse()) {
       std::free(*s.ptr);
       *s.ptr = move.ptr;
+      std::free(*s.idx);
+      *s.idx = move.idx;
     }
-    if (!s.window) {
-      if (s.sparse()) {
-        std::free(*s.idx);
-        *s.idx = move.idx;
-      }
-      std::free(*s.data);
-      *s.data = move.data;
-    }
+    std::free(*s.data);
+    *s.data = move.data;
     move = Move{};
+  }
+
+  // In-place sparse: whether the row ends that leave are sent from a copy
+  // past both blocks, because the kept rows' move over them while they
+  // travel (rows arrive too, or the block's first row moves).
+  [[nodiscard]] bool sends_from_copies() const {
+    return mode_ == Mode::fresh ||
+           (mode_ == Mode::shrink && plan_.kept.count > 0 && kept_old_first() > 0);
+  }
+
+  // In-place sparse, step 3: ia stays the user's array and grows where the
+  // new block, or the copies of the row ends that leave, need more than
+  // malloc gave it (reserve(): never smaller, so memory that rows come back
+  // to stays).
+  void reserve_pointers_in_place(std::size_t i) {
+    const Structure& s = structures_[i];
+    std::int64_t entries = plan_.new_block.count + 1;
+    if (sends_from_copies()) {
+      entries = std::max(plan_.old_block.count, plan_.new_block.count) + 1;
+      for (const Transfer& t : plan_.sends) entries += t.rows;
+    } else if (mode_ != Mode::grow) {
+      return;
+    }
+    if (!reserve(s.ptr, entries * sizeof(int)) && !failure_) {
+      failure_ = {Errc::out_of_memory, std::string("out of memory for the ") + pointers_name(s) +
+                                           " of " + describe(s, i) + " (" +
+                                           std::to_string(entries) + " entries)"};
+    }
+  }
+
+  // In-place sparse, before anything is posted: the row ends that leave,
+  // renumbered for their receivers (who then store them as they arrive),
+  // where they are or, if the kept rows' move over them, copied past both
+  // blocks. Their nonzeros' place is noted first (pieces share an end).
+  void stage_sent_pointers(std::size_t i) {
+    const Structure& s = structures_[i];
+    Move& move = moves_[i];
+    const int* ptr = *s.ptr;
+    for (const Transfer& t : plan_.sends) {
+      const std::int64_t first = t.first - plan_.old_block.displ;
+      move.sent_begin.push_back(ptr[first]);
+      move.sent_nnz.push_back(ptr[first + t.rows] - ptr[first]);
+    }
+    const bool copies = sends_from_copies();
+    std::int64_t at = std::max(plan_.old_block.count, plan_.new_block.count) + 1;
+    for (std::size_t t = 0; t < plan_.sends.size(); ++t) {
+      const std::int64_t first = plan_.sends[t].first - plan_.old_block.displ + 1;
+      const std::int64_t to = copies ? at : first;
+      move_pointers(*s.ptr + to, *s.ptr + first, plan_.sends[t].rows, move.send_shift[t]);
+      move.sent_pointers.push_back(to);
+      at += plan_.sends[t].rows;
+    }
+  }
+
+  // In-place sparse: the kept rows' ends move to their new place in the
+  // same array, renumbered in the same pass (one pass, and none where the
+  // block's first row and the nonzeros before the kept rows stay).
+  void arrange_pointers_in_place(std::size_t i) {
+    const Structure& s = structures_[i];
+    if (plan_.kept.count == 0) return;
+    int* ptr = *s.ptr;
+    move_pointers(ptr + kept_new_first() + 1, ptr + kept_old_first() + 1, plan_.kept.count,
+                  moves_[i].kept_offset - ptr[kept_old_first()]);
+  }
+
+  // In-place sparse, once everything arrived (already in this process's
+  // numbering): as the windows do, the array keeps its size and gives the
+  // pages past the new block back with MADV_FREE, which rows that return
+  // (load balancing moves them back and forth) retake without a fault.
+  void settle_pointers_in_place(const Structure& s) const {
+    (*s.ptr)[0] = 0;
+    release_unused(*s.ptr, (plan_.new_block.count + 1) * sizeof(int), malloc_usable_size(*s.ptr));
   }
 
   // In place: the kept rows stay; the pointer follows the block's first row,
@@ -530,9 +638,8 @@ class Redistribution {
     int* ptr = *s.ptr;
     const std::int64_t begin = kept > 0 ? ptr[first] : 0;
     if (kept > 0 && first > 0) {
-      std::memmove(ptr, ptr + first, (kept + 1) * sizeof(int));
-      for (std::int64_t k = 0; k <= kept; ++k) ptr[k] = static_cast<int>(ptr[k] - begin);
-      if (!s.window && move.kept_nnz > 0 && begin > 0) {
+      move_pointers(ptr + 1, ptr + first + 1, kept, -begin);
+      if (move.kept_nnz > 0 && begin > 0) {
         std::memmove(*s.idx, *s.idx + begin, move.kept_nnz * sizeof(int));
         char* values = static_cast<char*>(*s.data);
         std::memmove(values, values + begin * s.extent, move.kept_nnz * s.extent);
@@ -540,7 +647,6 @@ class Redistribution {
     }
     ptr[0] = 0;
     shrink(s.ptr, (new_rows + 1) * sizeof(int), (old_rows + 1) * sizeof(int));
-    if (s.window) return;
     shrink(s.idx, move.kept_nnz * sizeof(int), move.old_nnz * sizeof(int));
     shrink(s.data, move.kept_nnz * s.extent, move.old_nnz * s.extent);
   }
