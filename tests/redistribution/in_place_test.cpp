@@ -535,6 +535,59 @@ TEST_F(InPlace, SparsePagesOfNonzerosThatLeaveAreGivenBack) {
   EXPECT_EQ(csr.mismatches(all_on_last[rank_], static_cast<int>(targets.size()), &sum), 0);
 }
 
+// The row pointers follow the block in the user's array: every way a block
+// changes (shrinking and growing at either end, the first row moving,
+// rows leaving and arriving at once with and without rows kept, emptying,
+// growing from nothing), twice, with every element and the checksums
+// checked; afterwards moves back and forth keep ia where it is.
+TEST_F(InPlace, SparseRowPointersFollowTheBlockInTheUsersArray) {
+  constexpr std::int64_t kRows = 50000;  // ia of 200 KB: whole pages to give back
+  Sparse csr(Scheme::distributed_in_place, kRows), csc(Scheme::distributed_in_place, kRows, true);
+  const Decomposition even = block_decomposition(kRows, nprocs_);
+  // A quarter of the first block shifts to the last (bench-redistribution):
+  // the first shrinks at its end, the last grows at its start, the others
+  // receive at their start and send at their end.
+  Decomposition shifted = even;
+  const std::int64_t shift = even[0].count / 2;
+  shifted[0].count -= shift;
+  for (int p = 1; p < nprocs_; ++p) shifted[p].displ -= shift;
+  shifted[nprocs_ - 1].count += shift;
+  // Blocks in reverse rank order, the first process's at the end: it keeps
+  // the end of its block, sends its start and receives the rows after it.
+  Decomposition reversed(nprocs_);
+  const std::int64_t small = kRows / (4 * nprocs_);
+  for (int p = 1; p < nprocs_; ++p) reversed[p] = {small, (nprocs_ - 1 - p) * small};
+  reversed[0] = {kRows - (nprocs_ - 1) * small, (nprocs_ - 1) * small};
+  Decomposition all_on_last(nprocs_, RowBlock{0, 0}), all_on_first(nprocs_, RowBlock{0, kRows});
+  all_on_last[nprocs_ - 1] = {kRows, 0};
+  all_on_first[0] = {kRows, 0};
+  std::vector<Decomposition> targets;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    targets.insert(targets.end(),
+                   {shifted, even, reversed, shifted, all_on_last, all_on_first, reversed, even});
+  }
+  DataRegistry registry;
+  follow({&csr, &csc}, registry, even, targets);
+
+  // Back and forth once more: the array has the room it needs, so it stays.
+  const int epoch = static_cast<int>(targets.size());
+  const auto move = [&](const Decomposition& from, const Decomposition& to) {
+    registry.redistribute(from, to, comm_);
+    double sum = 0.0;
+    for (const Sparse* m : {&csr, &csc}) {
+      EXPECT_EQ(m->mismatches(to[rank_], epoch, &sum), 0);
+    }
+  };
+  move(even, shifted);
+  move(shifted, even);
+  const int* const ia = csr.ia;
+  for (int round = 0; round < 3; ++round) {
+    move(even, shifted);
+    move(shifted, even);
+    EXPECT_EQ(csr.ia, ia) << "round " << round;
+  }
+}
+
 TEST_F(InPlace, SparseUnregisterAndTheEndHandBackMallocedArrays) {
   constexpr std::int64_t kRows = 31;
   Sparse moved(Scheme::distributed_in_place, kRows),
