@@ -577,12 +577,16 @@ class Redistribution {
   }
 
   // In-place sparse, once everything arrived (already in this process's
-  // numbering): as the windows do, the array keeps its size and gives the
-  // pages past the new block back with MADV_FREE, which rows that return
-  // (load balancing moves them back and forth) retake without a fault.
+  // numbering): the array keeps its size; where the block lost more than
+  // half of its rows, the pages past it go back with MADV_FREE, as a
+  // window's, which rows that return (load balancing moves them back and
+  // forth) retake without a fault.
   void settle_pointers_in_place(const Structure& s) const {
     (*s.ptr)[0] = 0;
-    release_unused(*s.ptr, (plan_.new_block.count + 1) * sizeof(int), malloc_usable_size(*s.ptr));
+    const std::int64_t entries = plan_.new_block.count + 1;
+    if (2 * entries < plan_.old_block.count + 1) {
+      release_unused(*s.ptr, entries * sizeof(int), malloc_usable_size(*s.ptr));
+    }
   }
 
   // In place: the kept rows stay; the pointer follows the block's first row,
