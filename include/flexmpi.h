@@ -183,9 +183,8 @@ int XMPI_Get_process_status(void);
  * ordinary malloc'ed array of count + 1 local offsets starting at 0 (its
  * values depend on the block): like a XMPI_DISTRIBUTED one, a call that
  * changes the block rewrites it and may reallocate it (to a larger size
- * only; pages past the block are given back, and what lies past
- * ia[count] is lost). Unregistering hands back malloc'ed ja and a (ia is
- * one already).
+ * only; what lies past ia[count] is lost, and its pages may be given
+ * back). Unregistering hands back malloc'ed ja and a (ia is one already).
  */
 
 /*

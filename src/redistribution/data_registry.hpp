@@ -54,9 +54,10 @@
 //     follows the block in it: the kept rows' ends move (one pass, where
 //     the block's first row moves) and are renumbered from 0, arriving rows'
 //     ends are received in place already renumbered; the array is enlarged
-//     with realloc when the block (or, while rows leave and arrive at once,
-//     a copy of the leaving rows' ends) needs more, never made smaller:
-//     pages past the block are given back with MADV_FREE, as in a window.
+//     with realloc when the block (or a copy of the leaving rows' ends, where
+//     the kept ones move over them while they travel) needs more, never made
+//     smaller: where the block lost more than half of its rows, the pages
+//     past it are given back with MADV_FREE, as in a window.
 // Only rows that change owner move, each once, directly from the old owner
 // to the new one (no root); rows a process keeps do not leave it.
 //
