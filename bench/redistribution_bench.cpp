@@ -24,9 +24,9 @@
 // too: the fair floor of the in-place scheme.
 // "CSR in place" is a CSR matrix on the same rows, 2 nonzeros a row unless
 // the third argument says otherwise, registered in place too (its column indices and values in
-// windows of all nonzeros, ia per block), set against a bare MPI_Alltoallv of the nonzeros' bytes
-// that change owner between buffers with 2 MiB pages. Prints the median of `runs` runs (default 20)
-// of each, and the ratios.
+// windows of all nonzeros, ia per block), set against a bare MPI_Alltoallv of the bytes that change
+// owner (the rows' nonzeros and row pointers) between buffers with 2 MiB pages. Prints the median
+// of `runs` runs (default 20) of each, and the ratios.
 //
 // Results: docs/results.md, "Redistribution against a bare MPI_Alltoallv".
 #include <mpi.h>
@@ -74,8 +74,12 @@ struct Result {
   std::uint64_t bytes_moved = 0;
 };
 
-// Bytes of a CSR row's nonzeros (column indices and values).
-int csr_row_bytes(int per_row) { return per_row * static_cast<int>(sizeof(int) + sizeof(double)); }
+// Bytes that change owner with a CSR row: its nonzeros (column indices and
+// values) and its entry of the row pointers (the receiver must learn the
+// row's length; at 2 nonzeros a row a sixth of the row).
+int csr_row_bytes(int per_row) {
+  return per_row * static_cast<int>(sizeof(int) + sizeof(double)) + static_cast<int>(sizeof(int));
+}
 
 // A registry of one vector of global row values, on block `mine`.
 struct Registered {
