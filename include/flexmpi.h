@@ -29,7 +29,8 @@ enum {
   XMPI_ERR_MPI = -5,         /**< an underlying MPI call failed */
   XMPI_ERR_NOMEM = -6,       /**< memory could not be allocated */
   XMPI_ERR_CONFIG = -7,      /**< a FLEXMPI_* setting is invalid */
-  XMPI_ERR_INTERNAL = -8     /**< a bug in flexmpi: please report it */
+  XMPI_ERR_INTERNAL = -8,    /**< a bug in flexmpi: please report it */
+  XMPI_ERR_IO = -9           /**< a file could not be read or written, or is not what was expected */
 };
 
 /** Data distribution scheme of a registered structure (see "Distributed in place" below). */
@@ -375,6 +376,58 @@ int XMPI_Get_data(int* it);
  * XMPI_ERR_STATE).
  */
 int XMPI_Send_data(int it, int* count, int* displ);
+
+/* ---- checkpoint and restart (docs/guide.md "Make your job survive preemption") ---- */
+/*
+ * flexmpi saves what the application registered (every structure, the
+ * decomposition, the measured speeds, the records below) and the iteration
+ * into one parallel HDF5 file, FLEXMPI_CHECKPOINT, indexed by global row, so
+ * that a job can be restarted on any number of processes
+ * (FLEXMPI_RESTART=FILE, flexrun --restart). Checkpoints are written at the
+ * end of an iteration, inside XMPI_Eval_lbalance / XMPI_Eval_reconfig: every
+ * FLEXMPI_CHECKPOINT_EVERY iterations or seconds, on SIGUSR1 (and SIGTERM if
+ * FLEXMPI_CHECKPOINT_SIGNALS says so), or when XMPI_Checkpoint is called.
+ * After a signal's checkpoint every process ends with
+ * XMPI_CHECKPOINTED_EXIT_STATUS (unless FLEXMPI_CHECKPOINT_ON_SIGNAL=continue).
+ */
+
+/** Exit status of a job that a signal stopped after a checkpoint: "checkpointed, requeue me"
+ *  (EX_TEMPFAIL of sysexits.h). */
+#define XMPI_CHECKPOINTED_EXIT_STATUS 75
+
+/**
+ * The iteration the loop starts from; call it once on every process after
+ * registering the structures (and records), before the loop:
+ *   - on a restart (FLEXMPI_RESTART), every registered structure and record
+ *     is filled from the checkpoint with this process's rows of the current
+ *     decomposition, and *it is the iteration after the checkpointed one;
+ *     the structures must be those that wrote it (kinds, sizes, types, in
+ *     registration order), else XMPI_ERR_ARG naming what differs and no
+ *     data is touched;
+ *   - in a process spawned by a malleability policy, it is XMPI_Get_data;
+ *   - otherwise *it = 0.
+ * Collective. Afterwards read the block again (XMPI_Get_wsize): buffers sized
+ * by the block must follow it, as after XMPI_Eval_lbalance.
+ */
+int XMPI_Resume(int* it);
+
+/**
+ * Writes a checkpoint now, from which a restart resumes at iteration
+ * next_it (>= 0). Collective; needs FLEXMPI_CHECKPOINT (else
+ * XMPI_ERR_STATE). The file is written under a temporary name and renamed
+ * when complete; the one it replaces is kept as FILE.prev.
+ */
+int XMPI_Checkpoint(int next_it);
+
+/**
+ * A small replicated record of the application's own state (simulated
+ * time, a residual history, a curve so far): `count` elements of `type` at
+ * `buffer`, the same on every process. Every checkpoint saves rank 0's copy
+ * under `name`; XMPI_Resume restores it on every process. The buffer must
+ * stay valid while registered; XMPI_Unregister(buffer) stops saving it.
+ * name: 1-64 characters of [A-Za-z0-9_.-], not registered before.
+ */
+int XMPI_Register_record(const char* name, void* buffer, long long count, MPI_Datatype type);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@ set -euo pipefail
 
 packages=(
   # toolchain
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ccache
   # static checks of scripts/lint.sh (format, function size)
   clang-format clang-tidy
   # MPI: Open MPI is the reference (spawning works); MPICH is tested too
@@ -18,6 +18,8 @@ packages=(
   mpich libmpich-dev
   # numerical and machine-model libraries (partitioners, policies, DRUM)
   libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev libpugixml-dev
+  # checkpoints: parallel HDF5 for each MPI, h5dump, h5py to read them in tests
+  libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools python3-h5py
   # DRUM's link capacity: the rate tc shapes a link to, read through rtnetlink
   libnl-route-3-dev
   # flexmpi-drum-config's capability benchmark (dgesv) and the Zoltan example of DRUM

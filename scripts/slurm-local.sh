@@ -98,7 +98,8 @@ SlurmctldPort=${controller_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=${dir}/munge/munge.socket
+# cred_expire: a requeued job may start again cred_expire + 1 s later (default 120).
+AuthInfo=socket=${dir}/munge/munge.socket,cred_expire=10
 CredType=cred/munge
 StateSaveLocation=${dir}/state
 SlurmdSpoolDir=${dir}/spool/%n
@@ -117,7 +118,8 @@ SwitchType=switch/none
 # Whole nodes: a node is idle or held by one job, as the resource manager sees it.
 SelectType=select/linear
 # A job may grow (a job with --dependency=expand:<id>) and shrink (scontrol update NumNodes).
-SchedulerParameters=permit_job_expansion
+# bf_interval: a job whose begin time has passed (a requeued job) starts within 5 s, not 30.
+SchedulerParameters=permit_job_expansion,bf_interval=5
 # Priorities comparable between jobs: small by default (age), raised with sbatch --priority.
 PriorityType=priority/multifactor
 PriorityWeightAge=1000
@@ -129,8 +131,15 @@ InactiveLimit=0
 MinJobAge=300
 KillWait=5
 Waittime=0
+# Preemption (tests/resources/slurm_checkpoint_test.sh): a job of partition
+# urgent (PriorityTier 2) requeues jobs of flex on the nodes it needs, after
+# GraceTime seconds in which they get their --signal (or SIGTERM) to checkpoint.
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+SlurmctldParameters=preempt_send_user_signal
 $(node_lines)
-PartitionName=flex Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=flex Nodes=ALL Default=YES MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=30
+PartitionName=urgent Nodes=ALL MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF
 EOF
 }
 

@@ -344,13 +344,15 @@ int main(int argc, char** argv) {
 
   long first_iteration = 0;
 #ifndef JACOBI_WITHOUT_FLEXMPI
-  /* A process spawned by a malleability policy (thesis Fig. 5.14) takes its
-   * rows of A, b, the diagonal and all of x from the others, and resumes
-   * their loop where they are. */
+  /* Where the loop starts: 0; in a process spawned by a malleability policy
+   * (thesis Fig. 5.14), where the others are, with its rows of A, b, the
+   * diagonal and all of x taken from them; in a job restarted from a
+   * checkpoint (FLEXMPI_RESTART), after the checkpointed iteration, with
+   * every registered structure read back from it. */
+  int resume = 0;
+  check_xmpi(XMPI_Resume(&resume), "XMPI_Resume");
+  first_iteration = resume;
   if (newcomer) {
-    int resume = 0;
-    check_xmpi(XMPI_Get_data(&resume), "XMPI_Get_data");
-    first_iteration = resume;
     decomposition(nprocs, n, counts, displs);
     count = counts[rank];
     first = displs[rank];

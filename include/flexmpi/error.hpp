@@ -20,6 +20,7 @@ enum class Errc : int {
   out_of_memory = -6,
   bad_config = -7,
   internal = -8,
+  io_failure = -9,
 };
 
 /// The one exception type of flexmpi: a code plus a message naming what was wrong.

@@ -147,6 +147,20 @@ struct ReconfigureOptions {
 Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
                       const ReconfigureOptions& options = {});
 
+/// Exit status of a job that a signal stopped after a checkpoint (XMPI_CHECKPOINTED_EXIT_STATUS).
+inline constexpr int checkpointed_exit_status = 75;
+
+/// XMPI_Resume: the iteration the loop starts from (the checkpoint's on a
+/// restart, after filling the registered data; get_data() in a spawned
+/// process; else 0). Collective, once, after registering.
+int resume();
+/// XMPI_Checkpoint: writes a checkpoint now, resumed at next_iteration. Collective.
+void write_checkpoint(int next_iteration);
+/// XMPI_Register_record: `count` elements of `type` at `buffer`, saved with
+/// every checkpoint (rank 0's copy) and restored on every process by resume().
+void register_record(const std::string& name, void* buffer, std::int64_t count,
+                     MPI_Datatype type);
+
 /// RAII monitoring of one iteration: begins on construction, ends on finish()
 /// or, if finish() was not called, on destruction (errors then only logged).
 class IterationScope {

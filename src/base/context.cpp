@@ -38,6 +38,7 @@ Context::~Context() {
 }
 
 void Context::rebind(MPI_Comm library, MPI_Comm world, const std::string& label) {
+  ++generation_;
   library_comm_ = library;
   XMPI_COMM_WORLD = world;
   check_mpi(PMPI_Comm_rank(library, &rank_), "MPI_Comm_rank");

@@ -40,6 +40,8 @@ class Context {
   /// process). Rank and size are read from `library`; the log says `label`
   /// (default: the new rank). Freeing the old communicators is the caller's part.
   void rebind(MPI_Comm library, MPI_Comm world, const std::string& label = {});
+  /// How many times rebind was called: changes whenever the process set does.
+  [[nodiscard]] unsigned long generation() const { return generation_; }
 
   /// Whether the program called any flexmpi function (false: profile-only mode).
   [[nodiscard]] bool api_used() const { return api_used_; }
@@ -53,6 +55,7 @@ class Context {
   double host_id_ = 0.0;
   double node_cores_ = 1.0;
   bool api_used_ = false;
+  unsigned long generation_ = 0;
 };
 
 }  // namespace flexmpi

@@ -79,6 +79,8 @@ const char* XMPI_Error_string(int code) {
       return "invalid FLEXMPI_* setting";
     case XMPI_ERR_INTERNAL:
       return "internal error in flexmpi";
+    case XMPI_ERR_IO:
+      return "a file could not be read or written, or is damaged";
     default:
       return "unknown flexmpi error code";
   }
@@ -292,6 +294,29 @@ int XMPI_Send_data(int it, int* count, int* displ) {
     const flexmpi::Partition block = flexmpi::send_data(it);
     *count = block.count;
     *displ = block.displ;
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Resume(int* it) {
+  return guarded([&] {
+    require_pointer(it, "it");
+    *it = flexmpi::resume();
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Checkpoint(int next_it) {
+  return guarded([&] {
+    flexmpi::write_checkpoint(next_it);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Register_record(const char* name, void* buffer, long long count, MPI_Datatype type) {
+  return guarded([&] {
+    require_pointer(name, "name");
+    flexmpi::register_record(name, buffer, count, type);
     return XMPI_SUCCESS;
   });
 }

@@ -4,6 +4,7 @@
 // sits above them.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +23,17 @@
 #include "scheduler/scheduler.hpp"
 
 namespace flexmpi {
+
+/// The typed values of the FLEXMPI_CHECKPOINT* and FLEXMPI_RESTART settings.
+struct CheckpointSettings {
+  std::string file;                      ///< FLEXMPI_CHECKPOINT (empty: none)
+  std::int64_t every_iterations = 0;     ///< 0: not by count
+  double every_seconds = 0.0;            ///< 0: not by time
+  bool on_sigterm = false;               ///< SIGTERM as well as SIGUSR1
+  bool stop_on_signal = true;            ///< end the job after a signal's checkpoint
+  double latency_seconds = 10.0;         ///< longest wait from a signal to its checkpoint
+  std::string restart_file;              ///< FLEXMPI_RESTART (empty: a fresh start)
+};
 
 /// Parsed, validated settings: each read once, into its typed value, by the
 /// parser of the component that owns it. Defaults are the SPEC section 4 defaults.
@@ -82,6 +94,7 @@ struct Config {
   /// Lost output (trace, report) makes the run's exit status 3; false: only
   /// the warning when it happens.
   bool output_errors_fail = true;
+  CheckpointSettings checkpoint;  ///< FLEXMPI_CHECKPOINT*, FLEXMPI_RESTART
 };
 
 }  // namespace flexmpi

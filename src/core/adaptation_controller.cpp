@@ -142,6 +142,10 @@ void AdaptationController::trace_interval(const nlohmann::json& extra) {
   trace_->write(record);
 }
 
+void AdaptationController::trace_record(const nlohmann::json& record) {
+  if (trace_) trace_->write(record);
+}
+
 bool AdaptationController::finish_trace() {
   trace_interval({});
   return trace_ == nullptr || trace_->close();

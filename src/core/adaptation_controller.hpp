@@ -59,6 +59,9 @@ class AdaptationController final : public ReconfigurationHooks {
   /// closes the trace; false if a line of it was lost (reported already).
   bool finish_trace();
 
+  /// Writes a record of its own into the trace (rank 0, with FLEXMPI_TRACE).
+  void trace_record(const nlohmann::json& record);
+
   /// The last completed sampling interval, if any.
   [[nodiscard]] const std::optional<IntervalReport>& last_interval() const {
     return last_interval_;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpointer.hpp"
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
 #include "process/process_manager.hpp"
@@ -177,6 +178,7 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
 
 void unregister(const void* address) {
   Runtime& runtime = Runtime::get();
+  if (runtime.checkpoints().unregister_record(address)) return;
   runtime.state().data().unregister(address);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
@@ -229,6 +231,11 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
                    std::span<const double> weight, const SpawnRequest* how) {
   Runtime& runtime = Runtime::get();
   require_own(runtime, rank, nprocs);
+  if (runtime.checkpoints().restart_pending()) {
+    throw Error(Errc::bad_state,
+                "FLEXMPI_RESTART is set but XMPI_Resume was not called: call it after registering "
+                "the data, before the loop, and start the loop at the iteration it gives");
+  }
   if (iteration < 0 || max_iterations <= iteration) {
     throw Error(Errc::invalid_argument,
                 "it=" + std::to_string(iteration) + ", maxit=" + std::to_string(max_iterations) +
@@ -244,7 +251,12 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
                       std::to_string(mine.count) + ", " + std::to_string(mine.displ) + ")");
     }
   }
-  return to_partition(runtime.controller().evaluate(iteration, max_iterations, weight, how));
+  const RowBlock block = runtime.controller().evaluate(iteration, max_iterations, weight, how);
+  if (runtime.processes().status() != ProcessStatus::removed &&
+      runtime.checkpoints().at_iteration_end(iteration)) {
+    Runtime::end_after_checkpoint();
+  }
+  return to_partition(block);
 }
 
 }  // namespace
@@ -300,6 +312,31 @@ Partition reconfigure(const std::map<std::string, int>& processes, int iteration
   const BlockChangeWatch watch;
   return to_partition(
       Runtime::get().processes().reconfigure(processes, iteration, spawn_request(options)));
+}
+
+int resume() {
+  Runtime& runtime = Runtime::get();
+  runtime.context().note_api_call();
+  if (runtime.processes().status() == ProcessStatus::newly_spawned) return get_data();
+  const std::int64_t iteration = runtime.checkpoints().resume();
+  if (iteration > std::numeric_limits<int>::max()) {
+    throw Error(Errc::io_failure, "the checkpoint's iteration " + std::to_string(iteration) +
+                                      " does not fit XMPI_Resume's int");
+  }
+  return static_cast<int>(iteration);
+}
+
+void write_checkpoint(int next_iteration) {
+  Runtime& runtime = Runtime::get();
+  runtime.context().note_api_call();
+  runtime.checkpoints().write(next_iteration);
+}
+
+void register_record(const std::string& name, void* buffer, std::int64_t count,
+                     MPI_Datatype type) {
+  Runtime& runtime = Runtime::get();
+  runtime.context().note_api_call();
+  runtime.checkpoints().register_record(name, buffer, count, type);
 }
 
 void set_work(double work_units) {

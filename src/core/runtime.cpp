@@ -6,10 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "checkpoint/checkpointer.hpp"
 #include "core/settings.hpp"
 #include "core/ull_calibrator.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
+#include "flexmpi/flexmpi.hpp"
 #include "process/process_manager.hpp"
 #include "profiling/profile_report.hpp"
 #include "resources/node_classes.hpp"
@@ -82,6 +84,10 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
   processes_ = std::make_unique<ProcessManager>(config_, *context_, *state_, *controller_,
                                                 [] { Runtime::abandon(); });
   controller_->attach(*processes_);
+  checkpointer_ = std::make_unique<Checkpointer>(
+      config_.checkpoint, *context_, *state_,
+      Checkpointer::Links{[this] { return controller_->fresh_speeds(); },
+                          [this](const nlohmann::json& record) { controller_->trace_record(record); }});
   if (emulator_->active()) {
     context_->log().info("emulating a processing element of relative speed {}",
                          emulator_->describe());
@@ -99,6 +105,7 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
 // PMPI wrappers stop telling the monitor just before it goes.
 Runtime::~Runtime() {
   ull_calibrator_.reset();
+  checkpointer_.reset();
   processes_.reset();
   controller_.reset();
   call_monitor_ = nullptr;
@@ -162,6 +169,12 @@ void Runtime::abandon() noexcept {
   active_ = nullptr;
   PMPI_Finalize();
   std::exit(EXIT_SUCCESS);
+}
+
+void Runtime::end_after_checkpoint() noexcept {
+  const bool output_lost = stop();
+  PMPI_Finalize();
+  std::exit(output_lost ? kOutputLostStatus : checkpointed_exit_status);
 }
 
 bool Runtime::stop() noexcept {

@@ -34,6 +34,7 @@
 
 namespace flexmpi {
 
+class Checkpointer;
 class ProcessManager;
 class UllCalibrator;
 
@@ -84,6 +85,12 @@ class Runtime : public InterpositionHooks {
   /// (XMPI_Redistribute_data); collective.
   RedistributionStats redistribute(const RowBlock& old_block, const RowBlock& new_block);
 
+  /// Checkpoint and restart of the registered data (checkpoint/).
+  Checkpointer& checkpoints() { return *checkpointer_; }
+  /// Ends every process after a signal's checkpoint: flexmpi stops as in
+  /// MPI_Finalize, then MPI, then the process with XMPI_CHECKPOINTED_EXIT_STATUS.
+  [[noreturn]] static void end_after_checkpoint() noexcept;
+
   /// State of the ULL calibrating API (include/ull_calibrate.h) between
   /// ULL_MPI_init_calibratelib and ULL_MPI_shutdown_calibratelib.
   std::unique_ptr<UllCalibrator>& ull_calibrator() { return ull_calibrator_; }
@@ -113,6 +120,7 @@ class Runtime : public InterpositionHooks {
   std::unique_ptr<Monitor> monitor_;
   std::unique_ptr<AdaptationController> controller_;
   std::unique_ptr<ProcessManager> processes_;
+  std::unique_ptr<Checkpointer> checkpointer_;
   std::unique_ptr<UllCalibrator> ull_calibrator_;
 };
 

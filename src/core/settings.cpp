@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "balancing/partitioner.hpp"
+#include "checkpoint/checkpoint_schedule.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
 #include "machine/machine_xml.hpp"
@@ -402,11 +403,59 @@ std::vector<SettingDescriptor> failure_settings() {
   };
 }
 
+// Checkpoint and restart (checkpoint/; docs/guide.md, "Make your job survive preemption").
+std::vector<SettingDescriptor> checkpoint_settings() {
+  return {
+      {"FLEXMPI_CHECKPOINT", "checkpoint", "(off)", "a file path",
+       "checkpoint file (parallel HDF5) of the registered data, written as FILE.partial and "
+       "renamed when complete; the one it replaces is kept as FILE.prev",
+       [](Config& c, std::string_view v) {
+         if (v.empty()) throw Rejected{};
+         c.checkpoint.file = std::string(v);
+       }},
+      {"FLEXMPI_CHECKPOINT_EVERY", "checkpoint-every", "(off)",
+       "a whole number of iterations (200) or of seconds followed by s (60s)",
+       "write a checkpoint every so many iterations or seconds (at an iteration end)",
+       [](Config& c, std::string_view v) {
+         owned_by_component([&] { parse_checkpoint_period(v, c.checkpoint); });
+       }},
+      {"FLEXMPI_CHECKPOINT_SIGNALS", "checkpoint-signals", "USR1", "USR1 or USR1,TERM",
+       "signals that make every process checkpoint at the next iteration end (Slurm: "
+       "--signal=B:USR1@60 with the batch script forwarding it, or --signal=USR1@60)",
+       [](Config& c, std::string_view v) {
+         owned_by_component([&] { parse_checkpoint_signals(v, c.checkpoint); });
+       }},
+      {"FLEXMPI_CHECKPOINT_ON_SIGNAL", "checkpoint-on-signal", "stop", "one of stop, continue",
+       "after a signal's checkpoint: stop (every process ends with exit status 75, "
+       "XMPI_CHECKPOINTED_EXIT_STATUS: checkpointed, requeue me) or continue",
+       [](Config& c, std::string_view v) {
+         c.checkpoint.stop_on_signal = parse_choice(v, {"stop", "continue"}) == "stop";
+       }},
+      {"FLEXMPI_CHECKPOINT_LATENCY", "checkpoint-latency", "10",
+       "a number of seconds from 0.01 to 3600",
+       "the longest time from a signal to the start of its checkpoint: processes poll for "
+       "signals (one small allreduce) about every half of it",
+       [](Config& c, std::string_view v) {
+         const double seconds = parse_real(v);
+         if (!(seconds >= 0.01 && seconds <= 3600.0)) throw Rejected{};
+         c.checkpoint.latency_seconds = seconds;
+       }},
+      {"FLEXMPI_RESTART", "restart", "(off)", "a checkpoint file",
+       "restart from this checkpoint (any number of processes): XMPI_Resume fills the "
+       "registered data and returns the iteration to resume from; FILE.prev is used when FILE "
+       "is damaged",
+       [](Config& c, std::string_view v) {
+         if (v.empty()) throw Rejected{};
+         c.checkpoint.restart_file = std::string(v);
+       }},
+  };
+}
+
 // In documentation order: docs/reference/settings.md and flexrun --help follow it.
 std::vector<SettingDescriptor> make_settings() {
   std::vector<SettingDescriptor> table = balancing_settings();
   for (auto group : {drum_settings(), malleability_settings(), resource_settings(),
-                     output_settings(), failure_settings()}) {
+                     output_settings(), failure_settings(), checkpoint_settings()}) {
     table.insert(table.end(), std::make_move_iterator(group.begin()),
                  std::make_move_iterator(group.end()));
   }
@@ -454,6 +503,17 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
     throw Error(Errc::bad_config,
                 "FLEXMPI_EMULATE_CLUSTER=1 takes each process's speed from its node class: "
                 "unset FLEXMPI_EMULATE_SPEED");
+  }
+  const CheckpointSettings& checkpoint = config.checkpoint;
+  const bool checkpoint_options_set = checkpoint.every_iterations > 0 ||
+                                      checkpoint.every_seconds > 0.0 ||
+                                      lookup("FLEXMPI_CHECKPOINT_SIGNALS") != nullptr ||
+                                      lookup("FLEXMPI_CHECKPOINT_ON_SIGNAL") != nullptr ||
+                                      lookup("FLEXMPI_CHECKPOINT_LATENCY") != nullptr;
+  if (checkpoint.file.empty() && checkpoint_options_set) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_CHECKPOINT_EVERY, _SIGNALS, _ON_SIGNAL and _LATENCY need "
+                "FLEXMPI_CHECKPOINT: the file to write");
   }
   if (!config.slurm_join.empty() && config.resources != "slurm") {
     throw Error(Errc::bad_config,

@@ -125,6 +125,8 @@ WorkProfile WorkProfile::parse(std::istream& in, std::string_view source) {
     } catch (const json::exception& error) {
       reader.fail("(line)", std::string("not valid JSON: ") + error.what());
     }
+    // A checkpoint's record says when one was written: no interval.
+    if (record.is_object() && record.contains("checkpoint")) continue;
     profile.intervals_.push_back(reader.interval(record));
   }
   if (profile.intervals_.empty()) {

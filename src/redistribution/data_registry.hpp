@@ -82,6 +82,7 @@
 #include <string>
 #include <vector>
 
+#include "base/element_type.hpp"
 #include "base/row_block.hpp"
 #include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
 #include "redistribution/address_window.hpp"
@@ -127,6 +128,7 @@ struct Structure {
   std::int64_t size = 0;
   std::int64_t nnz = 0;    ///< sparse only
   std::size_t extent = 0;  ///< bytes per element
+  ElementType element = ElementType::opaque;  ///< what an element is, for files
   /// Scheme::distributed_in_place: the whole structure's address range;
   /// *data points at the block's first row in it (sparse: the values of all
   /// nnz nonzeros, *data at the block's first nonzero once placed).
@@ -198,6 +200,13 @@ class DataRegistry {
   [[nodiscard]] bool empty() const noexcept { return structures_.empty(); }
   /// Rows (columns for CSC) of the shared decomposition; -1 while nothing is registered.
   [[nodiscard]] std::int64_t rows() const noexcept { return rows_; }
+  /// The registered structures, in registration order: what a checkpoint
+  /// saves and a restart fills (checkpoint/). Their buffers are the
+  /// application's; a restart may reallocate those a redistribution may.
+  [[nodiscard]] std::span<detail::Structure> structures() noexcept { return structures_; }
+  [[nodiscard]] std::span<const detail::Structure> structures() const noexcept {
+    return structures_;
+  }
 
   /// Moves every registered structure from decomposition `from` to `to` (one
   /// block per process of comm, in rank order, the same on every process).

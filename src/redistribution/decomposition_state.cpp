@@ -20,9 +20,11 @@ RowBlock DecompositionState::block_of(int rank, int nprocs, std::int64_t rows) {
   if (rows == global_rows_ && nprocs == static_cast<int>(blocks_.size())) {
     return blocks_[static_cast<std::size_t>(rank)];
   }
-  Decomposition blocks = block_decomposition(rows, nprocs);
+  const bool first = nprocs == context_.size() && global_rows_ < 0;
+  Decomposition blocks = first && rows == planned_rows_ ? planned_blocks_
+                                                        : block_decomposition(rows, nprocs);
   const RowBlock block = blocks[static_cast<std::size_t>(rank)];
-  if (nprocs == context_.size() && global_rows_ < 0) {
+  if (first) {
     // The first decomposition of the whole application is the one the
     // registered structures share (thesis 4.5.2).
     assign(rows, std::move(blocks), /*own_block_changes=*/true);
@@ -113,6 +115,11 @@ void DecompositionState::assign(std::int64_t rows, Decomposition blocks, bool ow
   global_rows_ = rows;
   blocks_ = std::move(blocks);
   if (own_block_changes && !blocks_.empty()) data_.set_local_block(own_block());
+}
+
+void DecompositionState::plan_first(std::int64_t rows, Decomposition blocks) {
+  planned_rows_ = rows;
+  planned_blocks_ = std::move(blocks);
 }
 
 void DecompositionState::clear() {

@@ -71,6 +71,9 @@ class DecompositionState {
   /// decomposition (or there was none) `to` becomes it (collective).
   RedistributionStats redistribute_blocks(const RowBlock& old_block, const RowBlock& new_block);
 
+  /// A restart's first decomposition (checkpoint/): block_of gives it, in
+  /// place of the block partition, when the application's rows are `rows`.
+  void plan_first(std::int64_t rows, Decomposition blocks);
   /// A reconfiguration decided the decomposition (`rows` < 0: none); the
   /// registry's local block follows it when `own_block_changes`.
   void assign(std::int64_t rows, Decomposition blocks, bool own_block_changes = false);
@@ -85,7 +88,9 @@ class DecompositionState {
   bool blocks_changed_ = false;
   DataRegistry data_;
   double work_units_ = 0.0;
-  std::vector<double> row_work_;  // per row, the latest global_row_work / weights
+  std::vector<double> row_work_;
+  std::int64_t planned_rows_ = -1;  // plan_first
+  Decomposition planned_blocks_;  // per row, the latest global_row_work / weights
 };
 
 }  // namespace flexmpi

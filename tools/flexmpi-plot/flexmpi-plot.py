@@ -75,6 +75,7 @@ def load_trace(path):
     except (OSError, UnicodeDecodeError) as error:
         raise TraceError(f"{path}: cannot read: {error}")
     records = []
+    checkpoints = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -86,6 +87,9 @@ def load_trace(path):
         if not isinstance(record, dict):
             raise TraceError(f"{path}: line {number}: malformed (expected a JSON object, "
                              f"got {type(record).__name__})")
+        if "checkpoint" in record:
+            checkpoints.append(record)
+            continue
         check_record(record, f"{path}: line {number}")
         records.append(record)
     if not records:

@@ -1,0 +1,134 @@
+#include "checkpoint/checkpoint_schedule.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <csignal>
+
+#include "flexmpi/error.hpp"
+#include "util/clock.hpp"
+
+namespace flexmpi {
+
+namespace {
+
+// A signal handler can reach nothing but static storage: the one flag it
+// sets, read and cleared at the iteration ends.
+volatile std::sig_atomic_t signal_received = 0;
+
+extern "C" void note_signal(int /*signal*/) { signal_received = 1; }
+
+struct sigaction previous_usr1 {};
+struct sigaction previous_term {};
+
+void install(int signal, struct sigaction& previous) {
+  struct sigaction action {};
+  action.sa_handler = note_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // MPI's and the program's system calls go on
+  sigaction(signal, &action, &previous);
+}
+
+}  // namespace
+
+void parse_checkpoint_period(std::string_view text, CheckpointSettings& settings) {
+  const bool seconds = text.ends_with('s');
+  const std::string_view number = seconds ? text.substr(0, text.size() - 1) : text;
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  const bool whole = value == std::floor(value);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
+      !(value > 0.0) || value > 1e9 || (!seconds && !whole)) {
+    throw Error(Errc::invalid_argument,
+                "expected a whole number of iterations (200) or seconds followed by s (60s)");
+  }
+  settings.every_iterations = seconds ? 0 : static_cast<std::int64_t>(value);
+  settings.every_seconds = seconds ? value : 0.0;
+}
+
+void parse_checkpoint_signals(std::string_view text, CheckpointSettings& settings) {
+  if (text != "USR1" && text != "USR1,TERM") {
+    throw Error(Errc::invalid_argument, "expected USR1 or USR1,TERM");
+  }
+  settings.on_sigterm = text == "USR1,TERM";
+}
+
+std::string_view reason_name(CheckpointReason reason) {
+  switch (reason) {
+    case CheckpointReason::iterations:
+      return "iterations";
+    case CheckpointReason::seconds:
+      return "seconds";
+    case CheckpointReason::signal:
+      return "signal";
+    case CheckpointReason::none:
+      break;
+  }
+  return "none";
+}
+
+CheckpointSchedule::CheckpointSchedule(const CheckpointSettings& settings) : settings_(settings) {
+  signal_received = 0;
+  install(SIGUSR1, previous_usr1);
+  if (settings_.on_sigterm) install(SIGTERM, previous_term);
+  last_checkpoint_time_ = wall_seconds();
+}
+
+CheckpointSchedule::~CheckpointSchedule() {
+  sigaction(SIGUSR1, &previous_usr1, nullptr);
+  if (settings_.on_sigterm) sigaction(SIGTERM, &previous_term, nullptr);
+}
+
+CheckpointReason CheckpointSchedule::at_iteration_end(std::int64_t iteration,
+                                                      unsigned long generation, MPI_Comm comm) {
+  if (started_ && generation != generation_) {
+    // Spawned processes join only after this call: nothing collective now.
+    started_ = false;
+    generation_ = generation;
+    return CheckpointReason::none;
+  }
+  const bool by_count =
+      settings_.every_iterations > 0 && (iteration + 1) % settings_.every_iterations == 0;
+  if (!started_) {
+    // The first iteration end (again, after a reconfiguration), the same on
+    // every process: timing starts, the first poll is the next call.
+    started_ = true;
+    generation_ = generation;
+    last_poll_iteration_ = iteration;
+    last_poll_time_ = wall_seconds();
+    next_poll_ = iteration + 1;
+    return by_count ? CheckpointReason::iterations : CheckpointReason::none;
+  }
+  if (iteration < next_poll_) return by_count ? CheckpointReason::iterations : CheckpointReason::none;
+
+  const double now = wall_seconds();
+  // Every process's view, the largest wins: a signal anywhere, the slowest
+  // iterations, the longest time since the last checkpoint.
+  double polled[3] = {signal_received != 0 ? 1.0 : 0.0,
+                      (now - last_poll_time_) /
+                          static_cast<double>(std::max<std::int64_t>(iteration - last_poll_iteration_, 1)),
+                      now - last_checkpoint_time_};
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, polled, 3, MPI_DOUBLE, MPI_MAX, comm),
+            "MPI_Allreduce (checkpoint poll)");
+  double period = settings_.latency_seconds / 2.0;
+  if (settings_.every_seconds > 0.0) period = std::min(period, settings_.every_seconds / 4.0);
+  const double seconds_per_iteration = std::max(polled[1], 1e-9);
+  next_poll_ = iteration + std::clamp<std::int64_t>(
+                               static_cast<std::int64_t>(period / seconds_per_iteration), 1,
+                               1'000'000'000);
+  last_poll_iteration_ = iteration;
+  last_poll_time_ = now;
+  if (polled[0] > 0.0) {
+    signal_received = 0;
+    return CheckpointReason::signal;
+  }
+  if (by_count) return CheckpointReason::iterations;
+  if (settings_.every_seconds > 0.0 && polled[2] >= settings_.every_seconds) {
+    return CheckpointReason::seconds;
+  }
+  return CheckpointReason::none;
+}
+
+void CheckpointSchedule::checkpoint_written() { last_checkpoint_time_ = wall_seconds(); }
+
+}  // namespace flexmpi

@@ -1,0 +1,325 @@
+#include "checkpoint/checkpointer.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+#include "balancing/partitioner.hpp"
+#include "base/context.hpp"
+#include "flexmpi/error.hpp"
+#include "redistribution/decomposition_state.hpp"
+#include "util/clock.hpp"
+
+namespace flexmpi {
+
+namespace {
+
+std::string previous_of(const std::string& file) { return file + ".prev"; }
+std::string partial_of(const std::string& file) { return file + ".partial"; }
+
+// The executable's name: a checkpoint is refused by another program.
+std::string program_name() {
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("unknown") : exe.filename().string();
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+// Every process's host name, by rank (collective).
+std::vector<std::string> gather_hosts(MPI_Comm comm) {
+  constexpr int kLength = 256;
+  std::array<char, kLength> mine{};
+  const std::string name = host_name();
+  std::copy_n(name.begin(), std::min<std::size_t>(name.size(), kLength - 1), mine.begin());
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  std::vector<char> all(static_cast<std::size_t>(size) * kLength);
+  check_mpi(PMPI_Allgather(mine.data(), kLength, MPI_CHAR, all.data(), kLength, MPI_CHAR, comm),
+            "MPI_Allgather (checkpoint hosts)");
+  std::vector<std::string> hosts;
+  for (int p = 0; p < size; ++p) hosts.emplace_back(all.data() + static_cast<std::size_t>(p) * kLength);
+  return hosts;
+}
+
+// Every process throws the lowest failing rank's error, or none does.
+void agree(const std::optional<Error>& mine, MPI_Comm comm) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  int failing = mine ? rank : -1;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MAX, comm),
+            "MPI_Allreduce (checkpoint agreement)");
+  if (failing < 0) return;
+  std::array<int, 2> head{mine ? static_cast<int>(mine->code()) : 0,
+                          mine ? static_cast<int>(std::strlen(mine->what())) : 0};
+  PMPI_Bcast(head.data(), 2, MPI_INT, failing, comm);
+  std::string text = mine ? mine->what() : "";
+  text.resize(static_cast<std::size_t>(head[1]));
+  PMPI_Bcast(text.data(), head[1], MPI_CHAR, failing, comm);
+  throw Error(static_cast<Errc>(head[0]), text);
+}
+
+template <typename Body>
+void agreed(MPI_Comm comm, Body body) {
+  std::optional<Error> failure;
+  try {
+    body();
+  } catch (const Error& e) {
+    failure = e;
+  }
+  agree(failure, comm);
+}
+
+bool exists(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0;
+}
+
+}  // namespace
+
+Checkpointer::Checkpointer(const CheckpointSettings& settings, Context& context,
+                           DecompositionState& state, Links links)
+    : settings_(settings), context_(context), state_(state), links_(std::move(links)) {
+  const MPI_Comm comm = context_.library_comm();
+  if (!settings_.restart_file.empty()) {
+    agreed(comm, [&] { restart_ = read_restart_header(); });
+    const checkpoint::Header& header = restart_->header;
+    if (header.rows >= 0) state_.plan_first(header.rows, warm_decomposition(header));
+  }
+  if (!settings_.file.empty()) {
+    agreed(comm, [&] { check_destination(); });
+    schedule_ = std::make_unique<CheckpointSchedule>(settings_);
+  }
+}
+
+Checkpointer::~Checkpointer() = default;
+
+Checkpointer::Restart Checkpointer::read_restart_header() const {
+  const std::string& file = settings_.restart_file;
+  Restart restart;
+  try {
+    restart = {file, checkpoint::read_header(file)};
+  } catch (const Error& damaged) {
+    const std::string previous = previous_of(file);
+    if (!exists(previous)) throw;
+    restart = {previous, checkpoint::read_header(previous)};
+    if (context_.rank() == 0) {
+      context_.log().warn("{}: restarting from the previous checkpoint {} (iteration {})",
+                          damaged.what(), previous, restart.header.next_iteration);
+    }
+  }
+  const std::string program = program_name();
+  if (restart.header.program != program) {
+    throw Error(Errc::io_failure, "checkpoint " + restart.path + " was written by " +
+                                      restart.header.program + ", not by this program (" +
+                                      program + ")");
+  }
+  return restart;
+}
+
+Decomposition Checkpointer::warm_decomposition(const checkpoint::Header& header) const {
+  const std::vector<std::string> hosts = gather_hosts(context_.library_comm());
+  std::vector<double> shares(hosts.size(), 1.0);
+  if (header.speeds.size() == header.hosts.size()) {
+    // Each process as fast as the writers on its host were, on average.
+    for (std::size_t p = 0; p < hosts.size(); ++p) {
+      double sum = 0.0;
+      int writers = 0;
+      for (std::size_t w = 0; w < header.hosts.size(); ++w) {
+        if (header.hosts[w] == hosts[p] && header.speeds[w] > 0.0) {
+          sum += header.speeds[w];
+          ++writers;
+        }
+      }
+      if (writers == 0) return block_decomposition(header.rows, static_cast<int>(hosts.size()));
+      shares[p] = sum / writers;
+    }
+  }
+  return blocks_from_counts(proportional_counts(header.rows, shares, 1));
+}
+
+void Checkpointer::check_destination() const {
+  const std::string& file = settings_.file;
+  struct stat status {};
+  if (::stat(file.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+    throw Error(Errc::bad_config,
+                "FLEXMPI_CHECKPOINT='" + file + "' is not a regular file (a directory?)");
+  }
+  std::filesystem::path directory = std::filesystem::path(file).parent_path();
+  if (directory.empty()) directory = ".";
+  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    throw Error(Errc::bad_config, "FLEXMPI_CHECKPOINT='" + file + "': cannot write in " +
+                                      directory.string() + ": " + std::strerror(errno));
+  }
+}
+
+void Checkpointer::register_record(const std::string& name, void* buffer, std::int64_t count,
+                                   MPI_Datatype type) {
+  static const std::regex kName("[A-Za-z0-9_.-]{1,64}");
+  if (!std::regex_match(name, kName)) {
+    throw Error(Errc::invalid_argument,
+                "name='" + name + "': expected 1-64 characters of A-Z a-z 0-9 _ . -");
+  }
+  if (buffer == nullptr && count > 0) {
+    throw Error(Errc::invalid_argument, "buffer is NULL: expected the record's address");
+  }
+  if (count < 0) {
+    throw Error(Errc::invalid_argument, "count=" + std::to_string(count) + ": expected >= 0");
+  }
+  MPI_Aint lower = 0, extent = 0;
+  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(type, &lower, &extent) != MPI_SUCCESS ||
+      lower != 0 || extent <= 0) {
+    throw Error(Errc::invalid_argument,
+                "type: expected a committed MPI datatype with lower bound 0");
+  }
+  for (const checkpoint::Record& r : records_) {
+    if (r.name == name) throw Error(Errc::invalid_argument, "record '" + name + "' is registered already");
+    if (r.buffer == buffer && buffer != nullptr) {
+      throw Error(Errc::invalid_argument, "this buffer is registered already, as '" + r.name + "'");
+    }
+  }
+  records_.push_back({name, buffer, count, element_type_of(type), static_cast<std::size_t>(extent)});
+}
+
+bool Checkpointer::unregister_record(const void* buffer) {
+  const auto found = std::find_if(records_.begin(), records_.end(),
+                                  [&](const checkpoint::Record& r) { return r.buffer == buffer; });
+  if (found == records_.end()) return false;
+  records_.erase(found);
+  return true;
+}
+
+std::int64_t Checkpointer::resume() {
+  if (!restart_) return 0;
+  if (resumed_) throw Error(Errc::bad_state, "XMPI_Resume: called twice; once, before the loop");
+  const checkpoint::Header& header = restart_->header;
+  if (header.rows >= 0 && state_.global_rows() != header.rows) {
+    throw Error(Errc::invalid_argument,
+                fmt::format("XMPI_Resume: checkpoint {} holds a decomposition of {} rows, this "
+                            "run's has {}",
+                            restart_->path, header.rows, state_.global_rows()));
+  }
+  const std::string difference =
+      checkpoint::compare_with_registered(header, state_.data().structures(), records_);
+  if (!difference.empty()) {
+    throw Error(Errc::invalid_argument, "XMPI_Resume: checkpoint " + restart_->path +
+                                            " does not fit this program: " + difference);
+  }
+  try {
+    read_into_registered(*restart_);
+  } catch (const Error& damaged) {
+    // Damaged data found while reading: the previous checkpoint, if it fits.
+    const std::string previous = previous_of(settings_.restart_file);
+    if (damaged.code() != Errc::io_failure || restart_->path == previous || !exists(previous)) throw;
+    Restart older;
+    agreed(context_.library_comm(), [&] { older = {previous, checkpoint::read_header(previous)}; });
+    if (!checkpoint::compare_with_registered(older.header, state_.data().structures(), records_)
+             .empty()) {
+      throw;
+    }
+    if (context_.rank() == 0) {
+      context_.log().warn("{}: restarting from the previous checkpoint {} (iteration {})",
+                          damaged.what(), previous, older.header.next_iteration);
+    }
+    read_into_registered(older);
+    restart_ = std::move(older);
+  }
+  resumed_ = true;
+  state_.update_work();
+  if (context_.rank() == 0) {
+    context_.log().info("restarted from {} at iteration {} on {} processes (written by {})",
+                        restart_->path, restart_->header.next_iteration, context_.size(),
+                        restart_->header.blocks.size());
+  }
+  return restart_->header.next_iteration;
+}
+
+void Checkpointer::read_into_registered(const Restart& restart) {
+  checkpoint::read_data(restart.path, restart.header, state_.data().structures(), records_,
+                        state_.blocks(), context_.library_comm());
+}
+
+bool Checkpointer::at_iteration_end(std::int64_t iteration) {
+  if (!schedule_) return false;
+  const CheckpointReason reason =
+      schedule_->at_iteration_end(iteration, context_.generation(), context_.library_comm());
+  if (reason == CheckpointReason::none) return false;
+  write(iteration + 1, reason_name(reason));
+  return reason == CheckpointReason::signal && settings_.stop_on_signal;
+}
+
+void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
+  if (settings_.file.empty()) {
+    throw Error(Errc::bad_state, "no checkpoint file: set FLEXMPI_CHECKPOINT (flexrun --checkpoint)");
+  }
+  if (next_iteration < 0) {
+    throw Error(Errc::invalid_argument,
+                "next_it=" + std::to_string(next_iteration) + ": expected >= 0");
+  }
+  const MPI_Comm comm = context_.library_comm();
+  const double start = wall_seconds();
+  checkpoint::Snapshot snapshot;
+  snapshot.program = program_name();
+  snapshot.next_iteration = next_iteration;
+  snapshot.rows = state_.global_rows();
+  snapshot.blocks = state_.blocks();
+  snapshot.speeds = links_.speeds();
+  snapshot.hosts = gather_hosts(comm);
+  snapshot.structures = state_.data().structures();
+  snapshot.records = records_;
+  std::uint64_t bytes = 0;
+  try {
+    agreed(comm, [&] { bytes = checkpoint::write_file(partial_of(settings_.file), snapshot, comm); });
+  } catch (const Error&) {
+    if (context_.rank() == 0) std::remove(partial_of(settings_.file).c_str());
+    throw;
+  }
+  commit_partial();
+  if (schedule_) schedule_->checkpoint_written();
+  double seconds = wall_seconds() - start;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UINT64_T, MPI_SUM, comm),
+            "MPI_Allreduce (checkpoint bytes)");
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm),
+            "MPI_Allreduce (checkpoint time)");
+  if (context_.rank() != 0) return;
+  context_.log().info("checkpoint of iteration {} written to {} ({:.1f} MiB in {:.3f} s, {})",
+                      next_iteration, settings_.file, static_cast<double>(bytes) / 1048576.0,
+                      seconds, reason);
+  links_.trace({{"checkpoint",
+                 {{"next_iteration", next_iteration},
+                  {"reason", reason},
+                  {"file", settings_.file},
+                  {"bytes", bytes},
+                  {"seconds", seconds},
+                  {"nprocs", context_.size()}}},
+                {"unix_time", unix_seconds()}});
+}
+
+void Checkpointer::commit_partial() const {
+  agreed(context_.library_comm(), [&] {
+    if (context_.rank() != 0) return;
+    const std::string& file = settings_.file;
+    if (exists(file) && std::rename(file.c_str(), previous_of(file).c_str()) != 0) {
+      throw Error(Errc::io_failure, "cannot keep the previous checkpoint as " +
+                                        previous_of(file) + ": " + std::strerror(errno));
+    }
+    if (std::rename(partial_of(file).c_str(), file.c_str()) != 0) {
+      throw Error(Errc::io_failure, "cannot rename the checkpoint " + partial_of(file) + " to " +
+                                        file + ": " + std::strerror(errno));
+    }
+  });
+}
+
+}  // namespace flexmpi
