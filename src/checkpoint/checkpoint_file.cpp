@@ -633,6 +633,22 @@ void read_everything(const std::string& path, const Header& header,
 
 }  // namespace
 
+std::uint64_t file_bytes(const Snapshot& snapshot) {
+  constexpr std::uint64_t kPerDataset = 4096;  // object header, its group's entry
+  std::uint64_t bytes = 65536;                 // superblock, root group, metadata string
+  for (const detail::Structure& s : snapshot.structures) {
+    const auto size = static_cast<std::uint64_t>(s.size);
+    const auto nnz = static_cast<std::uint64_t>(s.nnz);
+    bytes += s.sparse() ? (size + 1) * sizeof(std::int64_t) + nnz * (sizeof(int) + s.extent) +
+                              3 * kPerDataset
+                        : nnz * s.extent + kPerDataset;
+  }
+  for (const Record& r : snapshot.records) {
+    bytes += static_cast<std::uint64_t>(r.count) * r.extent + kPerDataset;
+  }
+  return bytes;
+}
+
 std::uint64_t write_file(const std::string& path, const Snapshot& snapshot, MPI_Comm comm) {
   std::optional<std::string> failure;
   std::uint64_t bytes = 0;

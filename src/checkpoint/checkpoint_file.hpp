@@ -91,6 +91,10 @@ struct Snapshot {
   std::span<const Record> records;
 };
 
+/// About how many bytes the file of `snapshot` takes (data, row offsets,
+/// records, and HDF5's own structures): what must be free to write it.
+[[nodiscard]] std::uint64_t file_bytes(const Snapshot& snapshot);
+
 /// Writes `snapshot` into a new file at `path` (replacing any file there).
 /// Collective over comm, whose ranks own snapshot.blocks. Returns the bytes
 /// this process wrote. Throws Error(io_failure) naming the path and the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,6 +81,25 @@ void agreed(MPI_Comm comm, Body body) {
     failure = e;
   }
   agree(failure, comm);
+}
+
+// A full disk is found before the file is begun: parallel HDF5 cannot close a
+// file collectively once some processes' writes failed (they part ways
+// inside H5Fclose and wait for each other forever).
+void require_space(const std::string& file, std::uint64_t needed) {
+  std::filesystem::path directory = std::filesystem::path(file).parent_path();
+  if (directory.empty()) directory = ".";
+  struct statvfs status {};
+  if (::statvfs(directory.c_str(), &status) != 0) return;  // the writing will say what is wrong
+  const std::uint64_t available = static_cast<std::uint64_t>(status.f_bavail) * status.f_frsize;
+  if (available < needed) {
+    throw Error(Errc::io_failure,
+                fmt::format("cannot write the checkpoint {}: it needs about {:.1f} MiB and the "
+                            "file system of {} has {:.1f} MiB free (the previous checkpoint is "
+                            "kept until the new one is whole)",
+                            partial_of(file), static_cast<double>(needed) / 1048576.0,
+                            directory.string(), static_cast<double>(available) / 1048576.0));
+  }
 }
 
 bool exists(const std::string& path) {
@@ -279,6 +299,9 @@ void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
   snapshot.hosts = gather_hosts(comm);
   snapshot.structures = state_.data().structures();
   snapshot.records = records_;
+  agreed(comm, [&] {
+    if (context_.rank() == 0) require_space(settings_.file, checkpoint::file_bytes(snapshot));
+  });
   std::uint64_t bytes = 0;
   try {
     agreed(comm, [&] { bytes = checkpoint::write_file(partial_of(settings_.file), snapshot, comm); });
