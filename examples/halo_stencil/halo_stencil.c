@@ -15,7 +15,8 @@
  * The result does not depend on the blocks: every cell is computed from the
  * same values in the same order, so the checksum of u (an order-free sum of
  * the bits of every cell) is the same, bit for bit, on 1 process, balanced,
- * or growing and shrinking.
+ * growing and shrinking, or restarted from a checkpoint on another number
+ * of processes (FLEXMPI_CHECKPOINT, FLEXMPI_RESTART: XMPI_Resume).
  *
  *   mpiexec -n 2 halo_stencil [--size N] [--iterations K] [--quiet]
  */
@@ -171,11 +172,14 @@ int main(int argc, char** argv) {
   }
   check(XMPI_Register_dense(&u, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_dense(u)");
 
+  /* Where the loop starts: 0; in a process spawned by a malleability policy,
+   * where the others are, with its rows taken from them (XMPI_Get_data); in a
+   * job restarted from a checkpoint (FLEXMPI_RESTART), after the checkpointed
+   * iteration, with u read back. u is all the loop carries: nothing else to
+   * save (XMPI_Register_record). */
   int first_iteration = 0;
-  if (newcomer) { /* spawned by a malleability policy: take my rows, resume the loop */
-    check(XMPI_Get_data(&first_iteration), "XMPI_Get_data");
-    rebuild_exchange(&x, n);
-  }
+  check(XMPI_Resume(&first_iteration), "XMPI_Resume");
+  if (newcomer || first_iteration > 0) rebuild_exchange(&x, n); /* the block u was given */
 
   int removed = 0;
   for (int k = first_iteration; k < iterations; ++k) {

@@ -110,9 +110,13 @@ bool exists(const std::string& path) {
 }  // namespace
 
 Checkpointer::Checkpointer(const CheckpointSettings& settings, Context& context,
-                           DecompositionState& state, Links links)
+                           DecompositionState& state, Links links, bool joining)
     : settings_(settings), context_(context), state_(state), links_(std::move(links)) {
   const MPI_Comm comm = context_.library_comm();
+  if (joining) {
+    if (!settings_.file.empty()) schedule_ = std::make_unique<CheckpointSchedule>(settings_);
+    return;
+  }
   if (!settings_.restart_file.empty()) {
     agreed(comm, [&] { restart_ = read_restart_header(); });
     const checkpoint::Header& header = restart_->header;
@@ -225,6 +229,10 @@ std::int64_t Checkpointer::resume() {
   if (!restart_) return 0;
   if (resumed_) throw Error(Errc::bad_state, "XMPI_Resume: called twice; once, before the loop");
   const checkpoint::Header& header = restart_->header;
+  if (header.rows >= 0 && state_.blocks().empty()) {
+    throw Error(Errc::bad_state, "XMPI_Resume: no decomposition: call XMPI_Get_wsize, then "
+                                 "register the data, then XMPI_Resume");
+  }
   if (header.rows >= 0 && state_.global_rows() != header.rows) {
     throw Error(Errc::invalid_argument,
                 fmt::format("XMPI_Resume: checkpoint {} holds a decomposition of {} rows, this "
@@ -271,11 +279,12 @@ void Checkpointer::read_into_registered(const Restart& restart) {
                         state_.blocks(), context_.library_comm());
 }
 
-bool Checkpointer::at_iteration_end(std::int64_t iteration) {
+bool Checkpointer::at_iteration_end(std::int64_t iteration, std::int64_t max_iterations) {
   if (!schedule_) return false;
   const CheckpointReason reason =
       schedule_->at_iteration_end(iteration, context_.generation(), context_.library_comm());
   if (reason == CheckpointReason::none) return false;
+  if (reason != CheckpointReason::signal && iteration + 1 >= max_iterations) return false;
   write(iteration + 1, reason_name(reason));
   return reason == CheckpointReason::signal && settings_.stop_on_signal;
 }

@@ -42,8 +42,10 @@ class Checkpointer {
   /// FLEXMPI_CHECKPOINT, checks that the file can be written there and
   /// installs the signal handlers. Collective over the context's library
   /// communicator; throws Error(bad_config / io_failure) naming the file.
+  /// A process joining a running job (spawned) does neither collective: it
+  /// takes its rows from the others, and the others checked the file.
   Checkpointer(const CheckpointSettings& settings, Context& context, DecompositionState& state,
-               Links links);
+               Links links, bool joining);
   ~Checkpointer();
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
@@ -63,7 +65,9 @@ class Checkpointer {
   /// At the end of iteration `iteration` (XMPI_Eval_*): writes a checkpoint
   /// when one is due; returns true when the job must now end (a signal's
   /// checkpoint, FLEXMPI_CHECKPOINT_ON_SIGNAL=stop).
-  bool at_iteration_end(std::int64_t iteration);
+  /// A periodic checkpoint due at the loop's last iteration is not written
+  /// (a restart would have nothing left to do).
+  bool at_iteration_end(std::int64_t iteration, std::int64_t max_iterations);
   /// XMPI_Checkpoint: writes one now; a restart resumes at next_iteration. Collective.
   void write(std::int64_t next_iteration, std::string_view reason = "request");
 

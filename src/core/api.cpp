@@ -253,7 +253,7 @@ Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Part
   }
   const RowBlock block = runtime.controller().evaluate(iteration, max_iterations, weight, how);
   if (runtime.processes().status() != ProcessStatus::removed &&
-      runtime.checkpoints().at_iteration_end(iteration)) {
+      runtime.checkpoints().at_iteration_end(iteration, max_iterations)) {
     Runtime::end_after_checkpoint();
   }
   return to_partition(block);

@@ -120,6 +120,8 @@ SAMPLE_VALUES = {
     "trace": "/tmp/some trace.jsonl", "emulate-speed": "1.0,0.5", "emulate-mode": "sleep",
     "emulate-unit-seconds": "2.5e-08",
     "report": "-", "log-level": "warn", "max-procs": "8",
+    "checkpoint": "/tmp/some checkpoint.h5", "checkpoint-every": "60s",
+    "restart": "/tmp/some checkpoint.h5",
 }
 
 

@@ -92,10 +92,41 @@ def load_trace(path):
             continue
         check_record(record, f"{path}: line {number}")
         records.append(record)
+    attach_checkpoints(records, checkpoints)
     if not records:
         raise TraceError(f"{path}: empty trace (no sampling interval was recorded; did the "
                          "program run at least FLEXMPI_SAMPLING_INTERVAL monitored iterations?)")
     return records
+
+
+def attach_checkpoints(records, checkpoints):
+    """Gives each interval record the checkpoints written after it (its "checkpoints" list).
+
+    A checkpoint's own trace line ({"checkpoint": {...}, "unix_time": t}) goes
+    with the last interval recorded before it (the first, if none was).
+    """
+    for line in checkpoints:
+        event = line["checkpoint"]
+        if not isinstance(event, dict) or not is_number(event.get("next_iteration")):
+            continue
+        when = line.get("unix_time", math.inf)
+        before = [r for r in records if r.get("unix_time", -math.inf) <= when]
+        target = before[-1] if before else (records[0] if records else None)
+        if target is not None:
+            target.setdefault("checkpoints", []).append(event)
+
+
+def mark_checkpoints(axis, xs, xlabel, records):
+    """A dashed green line where each checkpoint was written, at the iteration it resumes."""
+    labelled = False
+    for x, record in zip(xs, records):
+        for event in record.get("checkpoints", []):
+            where = event["next_iteration"] if xlabel == "iteration" else x
+            label = None if labelled else "checkpoint written"
+            axis.axvline(where, color="tab:green", linestyle="--", linewidth=1.2, label=label)
+            labelled = True
+    if labelled:
+        axis.legend(fontsize="small", loc="best")
 
 
 def is_number(value):
@@ -248,6 +279,7 @@ def panel_computation(axis, xs, xlabel, records):
         plot_per_process(axis, xs, per_process(records, "computation_time"), "seconds",
                          "(a) computation time per process and interval")
     mark_decisions(axis, xs, records)
+    mark_checkpoints(axis, xs, xlabel, records)
     axis.set_xlabel(xlabel)
 
 
@@ -568,7 +600,11 @@ def make_plots(records, outdir, trace_name):
         draw(axis, xs, xlabel, records)
     for axis in list(axes.flat)[len(panels):]:
         axis.set_visible(False)
-    figure.suptitle(f"flexmpi trace {trace_name}: {len(records)} sampling intervals")
+    checkpoints = [e for r in records for e in r.get("checkpoints", [])]
+    written_in = sum(e.get("seconds", 0.0) for e in checkpoints)
+    figure.suptitle(f"flexmpi trace {trace_name}: {len(records)} sampling intervals" +
+                    (f", {len(checkpoints)} checkpoints ({written_in:.2f} s writing)"
+                     if checkpoints else ""))
     figure.tight_layout(rect=(0, 0, 1, 0.98))
     path = os.path.join(outdir, "overview.png")
     save_figure(figure, path, 90)
