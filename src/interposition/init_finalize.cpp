@@ -8,13 +8,33 @@
 #include "interposition/hooks.hpp"
 #include "util/output_file.hpp"
 
+namespace {
+
+// Open MPI's own MPI-IO (OMPIO, 4.1) waits forever in MPI_File_open on a
+// communicator that holds processes spawned after MPI_Init (MPI_Comm_spawn,
+// then merged), as flexmpi's are; ROMIO does not. A job that may write or
+// read a checkpoint (src/checkpoint/) therefore takes ROMIO, unless the user
+// chose a component; spawned processes get the same (launch_environment).
+// MCA parameters are read in MPI_Init: this must come before it.
+void choose_mpi_io() {
+#ifdef OPEN_MPI
+  const bool checkpoints =
+      std::getenv("FLEXMPI_CHECKPOINT") != nullptr || std::getenv("FLEXMPI_RESTART") != nullptr;
+  if (checkpoints && std::getenv("OMPI_MCA_io") == nullptr) setenv("OMPI_MCA_io", "romio321", 0);
+#endif
+}
+
+}  // namespace
+
 extern "C" int MPI_Init(int* argc, char*** argv) {
+  choose_mpi_io();
   const int code = PMPI_Init(argc, argv);
   if (code == MPI_SUCCESS) flexmpi::start_runtime(MPI_THREAD_SINGLE);
   return code;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  choose_mpi_io();
   const int code = PMPI_Init_thread(argc, argv, required, provided);
   if (code == MPI_SUCCESS) flexmpi::start_runtime(*provided);
   return code;

@@ -113,6 +113,11 @@ void mark_as_flexmpi_spawn(MPI_Info info) {
   std::string environment = info_value(info, "env");
   if (!environment.empty() && environment.back() != '\n') environment += '\n';
   environment += std::string(kSpawnedMarker) + "=1";
+  // The MPI-IO component the parents chose (interposition/init_finalize.cpp):
+  // a collective file open needs the same on every process.
+  if (const char* io = std::getenv("OMPI_MCA_io"); io != nullptr) {
+    environment += std::string("\nOMPI_MCA_io=") + io;
+  }
   check_mpi(PMPI_Info_set(info, "env", environment.c_str()), "MPI_Info_set");
 }
 
