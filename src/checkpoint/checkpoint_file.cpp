@@ -69,9 +69,7 @@ class Handle {
   }
   [[nodiscard]] hid_t get() const { return id_; }
   // A close whose failure matters (the file: its last writes happen there).
-  void close(const std::string& what) {
-    check(close_(std::exchange(id_, H5I_INVALID_HID)), what);
-  }
+  void close(const std::string& what) { check(close_(std::exchange(id_, H5I_INVALID_HID)), what); }
 
  private:
   hid_t id_;
@@ -95,11 +93,10 @@ Handle collective_transfer() {
 // The HDF5 type of an element (an opaque type of its extent for derived ones).
 Handle element_type(const std::string& name, std::size_t extent) {
   const std::pair<const char*, hid_t> numbers[] = {
-      {"int8", H5T_NATIVE_INT8},       {"uint8", H5T_NATIVE_UINT8},
-      {"int16", H5T_NATIVE_INT16},     {"uint16", H5T_NATIVE_UINT16},
-      {"int32", H5T_NATIVE_INT32},     {"uint32", H5T_NATIVE_UINT32},
-      {"int64", H5T_NATIVE_INT64},     {"uint64", H5T_NATIVE_UINT64},
-      {"float32", H5T_NATIVE_FLOAT},   {"float64", H5T_NATIVE_DOUBLE}};
+      {"int8", H5T_NATIVE_INT8},     {"uint8", H5T_NATIVE_UINT8},   {"int16", H5T_NATIVE_INT16},
+      {"uint16", H5T_NATIVE_UINT16}, {"int32", H5T_NATIVE_INT32},   {"uint32", H5T_NATIVE_UINT32},
+      {"int64", H5T_NATIVE_INT64},   {"uint64", H5T_NATIVE_UINT64}, {"float32", H5T_NATIVE_FLOAT},
+      {"float64", H5T_NATIVE_DOUBLE}};
   for (const auto& [number, type] : numbers) {
     if (name == number) return Handle(H5Tcopy(type), H5Tclose, "element type");
   }
@@ -160,7 +157,8 @@ void read_rows(hid_t group, const char* name, hid_t type, const Shape& shape, st
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank != shape.rank() || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank ||
       dims[0] != shape.rows || (rank == 2 && dims[1] != shape.width)) {
-    throw Hdf5Failure{std::string("dataset ") + name + " does not have the shape its metadata gives"};
+    throw Hdf5Failure{std::string("dataset ") + name +
+                      " does not have the shape its metadata gives"};
   }
   auto [file_space, memory] = row_spaces(space.get(), shape, first, count);
   check(H5Dread(dataset.get(), type, memory.get(), file_space.get(), transfer, data),
@@ -229,9 +227,8 @@ LocalNonzeros local_nonzeros(const detail::Structure& s, const RowBlock& own) {
   const int* pointers = *s.ptr;
   if (s.scheme == Scheme::replicated) pointers += own.displ;
   const std::int64_t first = own.count > 0 || s.scheme == Scheme::replicated ? pointers[0] : 0;
-  const std::int64_t last = own.count > 0 || s.scheme == Scheme::replicated
-                                ? pointers[own.count]
-                                : 0;
+  const std::int64_t last =
+      own.count > 0 || s.scheme == Scheme::replicated ? pointers[own.count] : 0;
   // In place, *idx and *data point at the block's first nonzero already.
   const bool at_block = s.scheme != Scheme::replicated;
   return {pointers, at_block ? 0 : first, last - first};
@@ -376,44 +373,44 @@ void write_metadata(hid_t file, const std::string& text, bool writer, hid_t tran
 std::uint64_t write_everything(const std::string& path, const Snapshot& snapshot, MPI_Comm comm) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become messages, not prints
   const int rank = comm_rank(comm);
-  const RowBlock own = snapshot.blocks.empty() ? RowBlock{}
-                                               : snapshot.blocks[static_cast<std::size_t>(rank)];
+  const RowBlock own =
+      snapshot.blocks.empty() ? RowBlock{} : snapshot.blocks[static_cast<std::size_t>(rank)];
   Handle access = file_access(comm);
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose,
               "create the file");
   Handle transfer = collective_transfer();
   std::uint64_t bytes = 0;
   {  // every group and dataset closed before the file (H5F_CLOSE_SEMI)
-  nlohmann::json checksums = {{"structures", nlohmann::json::array()},
-                              {"records", nlohmann::json::object()}};
-  Handle structures(H5Gcreate2(file.get(), "structures", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                    H5Gclose, "create /structures");
-  for (std::size_t k = 0; k < snapshot.structures.size(); ++k) {
-    Handle group(H5Gcreate2(structures.get(), std::to_string(k).c_str(), H5P_DEFAULT, H5P_DEFAULT,
-                            H5P_DEFAULT),
-                 H5Gclose, "create a structure's group");
-    checksums["structures"].push_back(write_structure(group.get(), snapshot.structures[k], own,
-                                                      snapshot.blocks, comm, transfer.get(), bytes));
-  }
-  Handle records(H5Gcreate2(file.get(), "records", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 H5Gclose, "create /records");
-  for (const Record& r : snapshot.records) {
-    Handle type = element_type(std::string(element_type_name(r.element)), r.extent);
-    const auto count = static_cast<std::uint64_t>(r.count);
-    checksums["records"][r.name] =
-        write_rows(records.get(), r.name.c_str(), type.get(), {count, 0}, 0, rank == 0 ? count : 0,
-                   r.buffer, r.extent, transfer.get());
-    if (rank == 0) bytes += count * r.extent;
-  }
-  sum_checksums(checksums, comm);
-  // Rank 0's text on every process: the dataset's size must be the same everywhere.
-  std::string text = header_json(snapshot, checksums).dump();
-  auto length = static_cast<std::uint64_t>(text.size());
-  check_mpi(PMPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm), "MPI_Bcast (checkpoint metadata)");
-  text.resize(length);
-  check_mpi(PMPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm),
-            "MPI_Bcast (checkpoint metadata)");
-  write_metadata(file.get(), text, rank == 0, transfer.get());
+    nlohmann::json checksums = {{"structures", nlohmann::json::array()},
+                                {"records", nlohmann::json::object()}};
+    Handle structures(H5Gcreate2(file.get(), "structures", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                      H5Gclose, "create /structures");
+    for (std::size_t k = 0; k < snapshot.structures.size(); ++k) {
+      Handle group(H5Gcreate2(structures.get(), std::to_string(k).c_str(), H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT),
+                   H5Gclose, "create a structure's group");
+      checksums["structures"].push_back(write_structure(
+          group.get(), snapshot.structures[k], own, snapshot.blocks, comm, transfer.get(), bytes));
+    }
+    Handle records(H5Gcreate2(file.get(), "records", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "create /records");
+    for (const Record& r : snapshot.records) {
+      Handle type = element_type(std::string(element_type_name(r.element)), r.extent);
+      const auto count = static_cast<std::uint64_t>(r.count);
+      checksums["records"][r.name] =
+          write_rows(records.get(), r.name.c_str(), type.get(), {count, 0}, 0,
+                     rank == 0 ? count : 0, r.buffer, r.extent, transfer.get());
+      if (rank == 0) bytes += count * r.extent;
+    }
+    sum_checksums(checksums, comm);
+    // Rank 0's text on every process: the dataset's size must be the same everywhere.
+    std::string text = header_json(snapshot, checksums).dump();
+    auto length = static_cast<std::uint64_t>(text.size());
+    check_mpi(PMPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm), "MPI_Bcast (checkpoint metadata)");
+    text.resize(length);
+    check_mpi(PMPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm),
+              "MPI_Bcast (checkpoint metadata)");
+    write_metadata(file.get(), text, rank == 0, transfer.get());
   }
   file.close("finish the file");
   return bytes;
@@ -527,8 +524,8 @@ nlohmann::json read_sparse(hid_t group, detail::Structure& s, hid_t type, const 
                            int rank, hid_t transfer) {
   const bool replicated = s.scheme == Scheme::replicated;
   const std::uint64_t first_row = replicated ? 0 : static_cast<std::uint64_t>(own.displ);
-  const std::uint64_t rows = replicated ? static_cast<std::uint64_t>(s.size)
-                                        : static_cast<std::uint64_t>(own.count);
+  const std::uint64_t rows =
+      replicated ? static_cast<std::uint64_t>(s.size) : static_cast<std::uint64_t>(own.count);
   std::vector<std::int64_t> offsets(rows + 1);
   read_rows(group, "row_offsets", H5T_NATIVE_INT64, {static_cast<std::uint64_t>(s.size) + 1, 0},
             first_row, rows + 1, offsets.data(), transfer);
@@ -539,8 +536,9 @@ nlohmann::json read_sparse(hid_t group, detail::Structure& s, hid_t type, const 
     throw Hdf5Failure{"its row offsets are damaged"};
   }
   if (s.nonzeros_in_window() && s.first_nonzero) {
-    throw Error(Errc::bad_state, "XMPI_Resume: a sparse matrix in place was redistributed "
-                                 "before; call XMPI_Resume right after registering");
+    throw Error(Errc::bad_state,
+                "XMPI_Resume: a sparse matrix in place was redistributed "
+                "before; call XMPI_Resume right after registering");
   }
   if (!replicated) {
     *s.ptr = static_cast<int*>(resized(*s.ptr, (rows + 1) * sizeof(int)));
@@ -557,16 +555,17 @@ nlohmann::json read_sparse(hid_t group, detail::Structure& s, hid_t type, const 
   const std::size_t lead = replicated ? static_cast<std::size_t>(own.displ) : 0;
   const std::size_t own_count = static_cast<std::size_t>(own.count);
   const bool end = owns_end(own, s.size, rank);
-  std::vector<std::int64_t> own_offsets(offsets.begin() + static_cast<std::ptrdiff_t>(lead),
-                                        offsets.begin() +
-                                            static_cast<std::ptrdiff_t>(lead + own_count + (end ? 1 : 0)));
+  std::vector<std::int64_t> own_offsets(
+      offsets.begin() + static_cast<std::ptrdiff_t>(lead),
+      offsets.begin() + static_cast<std::ptrdiff_t>(lead + own_count + (end ? 1 : 0)));
   const std::int64_t own_first = offsets[lead];
   const std::int64_t own_count_nz = offsets[lead + own_count] - own_first;
   const std::size_t local = static_cast<std::size_t>(own_first - first);
   return {{"row_offsets", checksum_part(own_offsets.data(), own_offsets.size() * 8,
                                         static_cast<std::uint64_t>(own.displ) * 8)},
-          {"indices", checksum_part(*s.idx + local, static_cast<std::size_t>(own_count_nz) * sizeof(int),
-                                    static_cast<std::uint64_t>(own_first) * sizeof(int))},
+          {"indices",
+           checksum_part(*s.idx + local, static_cast<std::size_t>(own_count_nz) * sizeof(int),
+                         static_cast<std::uint64_t>(own_first) * sizeof(int))},
           {"values", checksum_part(static_cast<unsigned char*>(*s.data) + local * s.extent,
                                    static_cast<std::size_t>(own_count_nz) * s.extent,
                                    static_cast<std::uint64_t>(own_first) * s.extent)}};
@@ -603,7 +602,8 @@ void read_everything(const std::string& path, const Header& header,
   for (std::size_t k = 0; k < structures.size(); ++k) {
     Handle group(H5Gopen2(file.get(), ("structures/" + std::to_string(k)).c_str(), H5P_DEFAULT),
                  H5Gclose, "open a structure's group");
-    sums["structures"].push_back(read_structure(group.get(), structures[k], own, rank, transfer.get()));
+    sums["structures"].push_back(
+        read_structure(group.get(), structures[k], own, rank, transfer.get()));
   }
   for (const Record& r : records) {
     Handle type = element_type(std::string(element_type_name(r.element)), r.extent);
@@ -617,7 +617,8 @@ void read_everything(const std::string& path, const Header& header,
   sum_checksums(sums, comm);
   for (std::size_t k = 0; k < structures.size(); ++k) {
     for (const auto& [dataset, sum] : sums["structures"][k].items()) {
-      if (header.checksums["structures"][k].value(dataset, std::uint64_t{0}) != sum.get<std::uint64_t>()) {
+      if (header.checksums["structures"][k].value(dataset, std::uint64_t{0}) !=
+          sum.get<std::uint64_t>()) {
         throw Hdf5Failure{"structure " + std::to_string(k) + "'s " + dataset +
                           " does not match its checksum: the file is damaged"};
       }
@@ -689,8 +690,8 @@ std::string compare_with_registered(const Header& header,
                                (saved.kind == "csr" || saved.kind == "csc"
                                     ? " with " + std::to_string(saved.nnz) + " nonzeros"
                                     : "") +
-                               " of " + saved.element + " (" +
-                               std::to_string(saved.element_bytes) + " bytes)";
+                               " of " + saved.element + " (" + std::to_string(saved.element_bytes) +
+                               " bytes)";
     if (mine != theirs) {
       return "structure " + std::to_string(k) + " (in registration order) is a " + theirs +
              " in the file, this program registered a " + mine;
@@ -706,8 +707,10 @@ std::string compare_with_registered(const Header& header,
     if (saved.name != r.name || saved.count != r.count ||
         saved.element != element_type_name(r.element) || saved.element_bytes != r.extent) {
       return "record " + std::to_string(k) + " is '" + saved.name + "' of " +
-             std::to_string(saved.count) + " " + saved.element + " in the file, this program "
-             "registered '" + r.name + "' of " + std::to_string(r.count) + " " +
+             std::to_string(saved.count) + " " + saved.element +
+             " in the file, this program "
+             "registered '" +
+             r.name + "' of " + std::to_string(r.count) + " " +
              std::string(element_type_name(r.element));
     }
   }

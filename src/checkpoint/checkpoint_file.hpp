@@ -67,12 +67,12 @@ struct SavedRecord {
 /// The metadata of a checkpoint, without the data.
 struct Header {
   int format_version = kFormatVersion;
-  std::string program;             ///< executable name of the writer
-  std::int64_t next_iteration = 0; ///< where a restart resumes
-  std::int64_t rows = -1;          ///< the decomposition's rows (-1: no data registered)
-  Decomposition blocks;            ///< the writers' blocks, by rank
-  std::vector<double> speeds;      ///< the writers' last measured speeds (empty: none yet)
-  std::vector<std::string> hosts;  ///< the writers' host names, by rank
+  std::string program;              ///< executable name of the writer
+  std::int64_t next_iteration = 0;  ///< where a restart resumes
+  std::int64_t rows = -1;           ///< the decomposition's rows (-1: no data registered)
+  Decomposition blocks;             ///< the writers' blocks, by rank
+  std::vector<double> speeds;       ///< the writers' last measured speeds (empty: none yet)
+  std::vector<std::string> hosts;   ///< the writers' host names, by rank
   std::vector<SavedStructure> structures;
   std::vector<SavedRecord> records;
   double unix_time = 0.0;

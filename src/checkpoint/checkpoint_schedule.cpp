@@ -7,29 +7,9 @@
 
 #include "flexmpi/error.hpp"
 #include "util/clock.hpp"
+#include "util/signal_flag.hpp"
 
 namespace flexmpi {
-
-namespace {
-
-// A signal handler can reach nothing but static storage: the one flag it
-// sets, read and cleared at the iteration ends.
-volatile std::sig_atomic_t signal_received = 0;
-
-extern "C" void note_signal(int /*signal*/) { signal_received = 1; }
-
-struct sigaction previous_usr1 {};
-struct sigaction previous_term {};
-
-void install(int signal, struct sigaction& previous) {
-  struct sigaction action {};
-  action.sa_handler = note_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;  // MPI's and the program's system calls go on
-  sigaction(signal, &action, &previous);
-}
-
-}  // namespace
 
 void parse_checkpoint_period(std::string_view text, CheckpointSettings& settings) {
   const bool seconds = text.ends_with('s');
@@ -68,15 +48,15 @@ std::string_view reason_name(CheckpointReason reason) {
 }
 
 CheckpointSchedule::CheckpointSchedule(const CheckpointSettings& settings) : settings_(settings) {
-  signal_received = 0;
-  install(SIGUSR1, previous_usr1);
-  if (settings_.on_sigterm) install(SIGTERM, previous_term);
+  // SIGUSR1 is caught from the start of MPI_Init (interposition/init_finalize.cpp).
+  catch_signal(SIGUSR1);
+  if (settings_.on_sigterm) catch_signal(SIGTERM);
   last_checkpoint_time_ = wall_seconds();
 }
 
 CheckpointSchedule::~CheckpointSchedule() {
-  sigaction(SIGUSR1, &previous_usr1, nullptr);
-  if (settings_.on_sigterm) sigaction(SIGTERM, &previous_term, nullptr);
+  release_signal(SIGUSR1);
+  release_signal(SIGTERM);
 }
 
 CheckpointReason CheckpointSchedule::at_iteration_end(std::int64_t iteration,
@@ -99,27 +79,28 @@ CheckpointReason CheckpointSchedule::at_iteration_end(std::int64_t iteration,
     next_poll_ = iteration + 1;
     return by_count ? CheckpointReason::iterations : CheckpointReason::none;
   }
-  if (iteration < next_poll_) return by_count ? CheckpointReason::iterations : CheckpointReason::none;
+  if (iteration < next_poll_)
+    return by_count ? CheckpointReason::iterations : CheckpointReason::none;
 
   const double now = wall_seconds();
   // Every process's view, the largest wins: a signal anywhere, the slowest
   // iterations, the longest time since the last checkpoint.
-  double polled[3] = {signal_received != 0 ? 1.0 : 0.0,
-                      (now - last_poll_time_) /
-                          static_cast<double>(std::max<std::int64_t>(iteration - last_poll_iteration_, 1)),
+  double polled[3] = {signal_pending() ? 1.0 : 0.0,
+                      (now - last_poll_time_) / static_cast<double>(std::max<std::int64_t>(
+                                                    iteration - last_poll_iteration_, 1)),
                       now - last_checkpoint_time_};
   check_mpi(PMPI_Allreduce(MPI_IN_PLACE, polled, 3, MPI_DOUBLE, MPI_MAX, comm),
             "MPI_Allreduce (checkpoint poll)");
   double period = settings_.latency_seconds / 2.0;
   if (settings_.every_seconds > 0.0) period = std::min(period, settings_.every_seconds / 4.0);
   const double seconds_per_iteration = std::max(polled[1], 1e-9);
-  next_poll_ = iteration + std::clamp<std::int64_t>(
-                               static_cast<std::int64_t>(period / seconds_per_iteration), 1,
-                               1'000'000'000);
+  next_poll_ =
+      iteration + std::clamp<std::int64_t>(
+                      static_cast<std::int64_t>(period / seconds_per_iteration), 1, 1'000'000'000);
   last_poll_iteration_ = iteration;
   last_poll_time_ = now;
   if (polled[0] > 0.0) {
-    signal_received = 0;
+    take_signal();
     return CheckpointReason::signal;
   }
   if (by_count) return CheckpointReason::iterations;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "flexmpi/error.hpp"
 #include "redistribution/decomposition_state.hpp"
 #include "util/clock.hpp"
+#include "util/signal_flag.hpp"
 
 namespace flexmpi {
 
@@ -51,7 +53,8 @@ std::vector<std::string> gather_hosts(MPI_Comm comm) {
   check_mpi(PMPI_Allgather(mine.data(), kLength, MPI_CHAR, all.data(), kLength, MPI_CHAR, comm),
             "MPI_Allgather (checkpoint hosts)");
   std::vector<std::string> hosts;
-  for (int p = 0; p < size; ++p) hosts.emplace_back(all.data() + static_cast<std::size_t>(p) * kLength);
+  for (int p = 0; p < size; ++p)
+    hosts.emplace_back(all.data() + static_cast<std::size_t>(p) * kLength);
   return hosts;
 }
 
@@ -113,6 +116,7 @@ Checkpointer::Checkpointer(const CheckpointSettings& settings, Context& context,
                            DecompositionState& state, Links links, bool joining)
     : settings_(settings), context_(context), state_(state), links_(std::move(links)) {
   const MPI_Comm comm = context_.library_comm();
+  if (settings_.file.empty()) release_signal(SIGUSR1);  // caught in MPI_Init, for nothing
   if (joining) {
     if (!settings_.file.empty()) schedule_ = std::make_unique<CheckpointSchedule>(settings_);
     return;
@@ -147,8 +151,8 @@ Checkpointer::Restart Checkpointer::read_restart_header() const {
   const std::string program = program_name();
   if (restart.header.program != program) {
     throw Error(Errc::io_failure, "checkpoint " + restart.path + " was written by " +
-                                      restart.header.program + ", not by this program (" +
-                                      program + ")");
+                                      restart.header.program + ", not by this program (" + program +
+                                      ")");
   }
   return restart;
 }
@@ -209,12 +213,14 @@ void Checkpointer::register_record(const std::string& name, void* buffer, std::i
                 "type: expected a committed MPI datatype with lower bound 0");
   }
   for (const checkpoint::Record& r : records_) {
-    if (r.name == name) throw Error(Errc::invalid_argument, "record '" + name + "' is registered already");
+    if (r.name == name)
+      throw Error(Errc::invalid_argument, "record '" + name + "' is registered already");
     if (r.buffer == buffer && buffer != nullptr) {
       throw Error(Errc::invalid_argument, "this buffer is registered already, as '" + r.name + "'");
     }
   }
-  records_.push_back({name, buffer, count, element_type_of(type), static_cast<std::size_t>(extent)});
+  records_.push_back(
+      {name, buffer, count, element_type_of(type), static_cast<std::size_t>(extent)});
 }
 
 bool Checkpointer::unregister_record(const void* buffer) {
@@ -230,8 +236,9 @@ std::int64_t Checkpointer::resume() {
   if (resumed_) throw Error(Errc::bad_state, "XMPI_Resume: called twice; once, before the loop");
   const checkpoint::Header& header = restart_->header;
   if (header.rows >= 0 && state_.blocks().empty()) {
-    throw Error(Errc::bad_state, "XMPI_Resume: no decomposition: call XMPI_Get_wsize, then "
-                                 "register the data, then XMPI_Resume");
+    throw Error(Errc::bad_state,
+                "XMPI_Resume: no decomposition: call XMPI_Get_wsize, then "
+                "register the data, then XMPI_Resume");
   }
   if (header.rows >= 0 && state_.global_rows() != header.rows) {
     throw Error(Errc::invalid_argument,
@@ -250,7 +257,8 @@ std::int64_t Checkpointer::resume() {
   } catch (const Error& damaged) {
     // Damaged data found while reading: the previous checkpoint, if it fits.
     const std::string previous = previous_of(settings_.restart_file);
-    if (damaged.code() != Errc::io_failure || restart_->path == previous || !exists(previous)) throw;
+    if (damaged.code() != Errc::io_failure || restart_->path == previous || !exists(previous))
+      throw;
     Restart older;
     agreed(context_.library_comm(), [&] { older = {previous, checkpoint::read_header(previous)}; });
     if (!checkpoint::compare_with_registered(older.header, state_.data().structures(), records_)
@@ -291,7 +299,8 @@ bool Checkpointer::at_iteration_end(std::int64_t iteration, std::int64_t max_ite
 
 void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
   if (settings_.file.empty()) {
-    throw Error(Errc::bad_state, "no checkpoint file: set FLEXMPI_CHECKPOINT (flexrun --checkpoint)");
+    throw Error(Errc::bad_state,
+                "no checkpoint file: set FLEXMPI_CHECKPOINT (flexrun --checkpoint)");
   }
   if (next_iteration < 0) {
     throw Error(Errc::invalid_argument,
@@ -313,7 +322,8 @@ void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
   });
   std::uint64_t bytes = 0;
   try {
-    agreed(comm, [&] { bytes = checkpoint::write_file(partial_of(settings_.file), snapshot, comm); });
+    agreed(comm,
+           [&] { bytes = checkpoint::write_file(partial_of(settings_.file), snapshot, comm); });
   } catch (const Error&) {
     if (context_.rank() == 0) std::remove(partial_of(settings_.file).c_str());
     throw;
@@ -344,8 +354,8 @@ void Checkpointer::commit_partial() const {
     if (context_.rank() != 0) return;
     const std::string& file = settings_.file;
     if (exists(file) && std::rename(file.c_str(), previous_of(file).c_str()) != 0) {
-      throw Error(Errc::io_failure, "cannot keep the previous checkpoint as " +
-                                        previous_of(file) + ": " + std::strerror(errno));
+      throw Error(Errc::io_failure, "cannot keep the previous checkpoint as " + previous_of(file) +
+                                        ": " + std::strerror(errno));
     }
     if (std::rename(partial_of(file).c_str(), file.c_str()) != 0) {
       throw Error(Errc::io_failure, "cannot rename the checkpoint " + partial_of(file) + " to " +

@@ -26,13 +26,13 @@ namespace flexmpi {
 
 /// The typed values of the FLEXMPI_CHECKPOINT* and FLEXMPI_RESTART settings.
 struct CheckpointSettings {
-  std::string file;                      ///< FLEXMPI_CHECKPOINT (empty: none)
-  std::int64_t every_iterations = 0;     ///< 0: not by count
-  double every_seconds = 0.0;            ///< 0: not by time
-  bool on_sigterm = false;               ///< SIGTERM as well as SIGUSR1
-  bool stop_on_signal = true;            ///< end the job after a signal's checkpoint
-  double latency_seconds = 10.0;         ///< longest wait from a signal to its checkpoint
-  std::string restart_file;              ///< FLEXMPI_RESTART (empty: a fresh start)
+  std::string file;                   ///< FLEXMPI_CHECKPOINT (empty: none)
+  std::int64_t every_iterations = 0;  ///< 0: not by count
+  double every_seconds = 0.0;         ///< 0: not by time
+  bool on_sigterm = false;            ///< SIGTERM as well as SIGUSR1
+  bool stop_on_signal = true;         ///< end the job after a signal's checkpoint
+  double latency_seconds = 10.0;      ///< longest wait from a signal to its checkpoint
+  std::string restart_file;           ///< FLEXMPI_RESTART (empty: a fresh start)
 };
 
 /// Parsed, validated settings: each read once, into its typed value, by the

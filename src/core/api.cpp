@@ -332,8 +332,7 @@ void write_checkpoint(int next_iteration) {
   runtime.checkpoints().write(next_iteration);
 }
 
-void register_record(const std::string& name, void* buffer, std::int64_t count,
-                     MPI_Datatype type) {
+void register_record(const std::string& name, void* buffer, std::int64_t count, MPI_Datatype type) {
   Runtime& runtime = Runtime::get();
   runtime.context().note_api_call();
   runtime.checkpoints().register_record(name, buffer, count, type);

@@ -86,8 +86,9 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
   controller_->attach(*processes_);
   checkpointer_ = std::make_unique<Checkpointer>(
       config_.checkpoint, *context_, *state_,
-      Checkpointer::Links{[this] { return controller_->fresh_speeds(); },
-                          [this](const nlohmann::json& record) { controller_->trace_record(record); }},
+      Checkpointer::Links{
+          [this] { return controller_->fresh_speeds(); },
+          [this](const nlohmann::json& record) { controller_->trace_record(record); }},
       /*joining=*/world != MPI_COMM_WORLD);
   if (emulator_->active()) {
     context_->log().info("emulating a processing element of relative speed {}",

@@ -3,10 +3,12 @@
 // profiled (it may even be unmodified, with libflexmpi preloaded).
 #include <mpi.h>
 
+#include <csignal>
 #include <cstdlib>
 
 #include "interposition/hooks.hpp"
 #include "util/output_file.hpp"
+#include "util/signal_flag.hpp"
 
 namespace {
 
@@ -16,7 +18,11 @@ namespace {
 // read a checkpoint (src/checkpoint/) therefore takes ROMIO, unless the user
 // chose a component; spawned processes get the same (launch_environment).
 // MCA parameters are read in MPI_Init: this must come before it.
-void choose_mpi_io() {
+// And the scheduler's warning (SIGUSR1) must not kill a process that is still
+// starting (a spawned one joins inside MPI_Init): it is caught from here on;
+// the checkpointer acts on it, or gives the disposition back without a file.
+void prepare_for_checkpoints() {
+  if (std::getenv("FLEXMPI_CHECKPOINT") != nullptr) flexmpi::catch_signal(SIGUSR1);
 #ifdef OPEN_MPI
   const bool checkpoints =
       std::getenv("FLEXMPI_CHECKPOINT") != nullptr || std::getenv("FLEXMPI_RESTART") != nullptr;
@@ -27,14 +33,14 @@ void choose_mpi_io() {
 }  // namespace
 
 extern "C" int MPI_Init(int* argc, char*** argv) {
-  choose_mpi_io();
+  prepare_for_checkpoints();
   const int code = PMPI_Init(argc, argv);
   if (code == MPI_SUCCESS) flexmpi::start_runtime(MPI_THREAD_SINGLE);
   return code;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  choose_mpi_io();
+  prepare_for_checkpoints();
   const int code = PMPI_Init_thread(argc, argv, required, provided);
   if (code == MPI_SUCCESS) flexmpi::start_runtime(*provided);
   return code;

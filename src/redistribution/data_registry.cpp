@@ -138,8 +138,18 @@ void DataRegistry::register_rows(Kind kind, const char* call, void** data_addres
   if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
     invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, data_address, nullptr, nullptr, size, size * row_length, extent,
-       element_type_of(type), {}, {}, {}},
+  add({kind,
+       scheme,
+       data_address,
+       nullptr,
+       nullptr,
+       size,
+       size * row_length,
+       extent,
+       element_type_of(type),
+       {},
+       {},
+       {}},
       name);
 }
 
@@ -188,8 +198,18 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
   if (!fits(nnz, static_cast<std::int64_t>(std::max(extent, sizeof(int))))) {
     invalid(what + ": nnz " + std::to_string(nnz) + " overflows 64-bit byte counts");
   }
-  add({kind, scheme, values_address, ptr_address, idx_address, size, nnz, extent,
-       element_type_of(type), {}, {}, {}},
+  add({kind,
+       scheme,
+       values_address,
+       ptr_address,
+       idx_address,
+       size,
+       nnz,
+       extent,
+       element_type_of(type),
+       {},
+       {},
+       {}},
       what);
 }
 

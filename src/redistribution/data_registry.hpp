@@ -126,8 +126,8 @@ struct Structure {
   int** ptr = nullptr;    ///< sparse: row (CSR) or column (CSC) pointers
   int** idx = nullptr;    ///< sparse: column (CSR) or row (CSC) indices
   std::int64_t size = 0;
-  std::int64_t nnz = 0;    ///< sparse only
-  std::size_t extent = 0;  ///< bytes per element
+  std::int64_t nnz = 0;                       ///< sparse only
+  std::size_t extent = 0;                     ///< bytes per element
   ElementType element = ElementType::opaque;  ///< what an element is, for files
   /// Scheme::distributed_in_place: the whole structure's address range;
   /// *data points at the block's first row in it (sparse: the values of all

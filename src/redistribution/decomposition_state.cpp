@@ -21,8 +21,8 @@ RowBlock DecompositionState::block_of(int rank, int nprocs, std::int64_t rows) {
     return blocks_[static_cast<std::size_t>(rank)];
   }
   const bool first = nprocs == context_.size() && global_rows_ < 0;
-  Decomposition blocks = first && rows == planned_rows_ ? planned_blocks_
-                                                        : block_decomposition(rows, nprocs);
+  Decomposition blocks =
+      first && rows == planned_rows_ ? planned_blocks_ : block_decomposition(rows, nprocs);
   const RowBlock block = blocks[static_cast<std::size_t>(rank)];
   if (first) {
     // The first decomposition of the whole application is the one the

@@ -90,7 +90,7 @@ class DecompositionState {
   double work_units_ = 0.0;
   std::vector<double> row_work_;
   std::int64_t planned_rows_ = -1;  // plan_first
-  Decomposition planned_blocks_;  // per row, the latest global_row_work / weights
+  Decomposition planned_blocks_;    // per row, the latest global_row_work / weights
 };
 
 }  // namespace flexmpi

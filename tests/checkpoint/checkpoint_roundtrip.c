@@ -52,7 +52,8 @@ typedef struct {
 
 static int failures = 0;
 static void expect(int ok, const char* what, long where) {
-  if (!ok && failures++ < 10) fprintf(stderr, "checkpoint_roundtrip: %s wrong at %ld\n", what, where);
+  if (!ok && failures++ < 10)
+    fprintf(stderr, "checkpoint_roundtrip: %s wrong at %ld\n", what, where);
 }
 
 static void check(int code, const char* call) {
@@ -106,7 +107,8 @@ static void allocate(State* s, int n, int first, int count, int fill) {
   }
   for (long i = 0; i < n; ++i) {
     s->vector_replicated[i] = fill ? (int)(3 * i + 1) : -1;
-    for (long j = 0; j < n; ++j) s->dense_replicated[i * n + j] = fill ? dense_value(i, j, n) : garbage;
+    for (long j = 0; j < n; ++j)
+      s->dense_replicated[i * n + j] = fill ? dense_value(i, j, n) : garbage;
   }
   make_csr(n, first, count, fill, &s->csr_ia, &s->csr_ja, &s->csr_a);
   make_csr(n, first, count, fill, &s->inp_ia, &s->inp_ja, &s->inp_a);
@@ -123,15 +125,22 @@ static void register_all(State* s, int n, MPI_Datatype triple) {
   const long long nnz = global_nonzeros(n);
   check(XMPI_Register_vector(&s->vector_distributed, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "vector");
   check(XMPI_Register_vector(&s->vector_replicated, n, MPI_INT, XMPI_REPLICATED), "vector repl");
-  check(XMPI_Register_vector(&s->vector_in_place, n, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE), "vector in place");
+  check(XMPI_Register_vector(&s->vector_in_place, n, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+        "vector in place");
   check(XMPI_Register_vector(&s->triples, n, triple, XMPI_DISTRIBUTED), "triples");
   check(XMPI_Register_dense(&s->dense_distributed, n, MPI_FLOAT, XMPI_DISTRIBUTED), "dense");
   check(XMPI_Register_dense(&s->dense_replicated, n, MPI_DOUBLE, XMPI_REPLICATED), "dense repl");
-  check(XMPI_Register_dense(&s->dense_in_place, n, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE), "dense in place");
-  check(XMPI_Register_sparse(&s->csr_ia, &s->csr_ja, &s->csr_a, n, nnz, MPI_DOUBLE, XMPI_DISTRIBUTED), "csr");
-  check(XMPI_Register_sparse(&s->rep_ia, &s->rep_ja, &s->rep_a, n, nnz, MPI_DOUBLE, XMPI_REPLICATED), "csr repl");
+  check(XMPI_Register_dense(&s->dense_in_place, n, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+        "dense in place");
+  check(
+      XMPI_Register_sparse(&s->csr_ia, &s->csr_ja, &s->csr_a, n, nnz, MPI_DOUBLE, XMPI_DISTRIBUTED),
+      "csr");
+  check(
+      XMPI_Register_sparse(&s->rep_ia, &s->rep_ja, &s->rep_a, n, nnz, MPI_DOUBLE, XMPI_REPLICATED),
+      "csr repl");
   check(XMPI_Register_sparse(&s->inp_ia, &s->inp_ja, &s->inp_a, n, nnz, MPI_DOUBLE,
-                             XMPI_DISTRIBUTED_IN_PLACE), "csr in place");
+                             XMPI_DISTRIBUTED_IN_PLACE),
+        "csr in place");
   check(XMPI_Register_record("history", s->history, kHistory, MPI_DOUBLE), "record history");
   check(XMPI_Register_record("step", &s->step, 1, MPI_INT), "record step");
 }
@@ -157,12 +166,14 @@ static void verify(const State* s, int n, int first, int count) {
     for (int k = 0; k < 3; ++k) expect(s->triples[3 * r + k] == i * 10.0 + k, "triples", i);
     for (long j = 0; j < n; ++j) {
       expect(s->dense_distributed[(size_t)r * n + j] == (float)(i + j), "dense", i);
-      expect(s->dense_in_place[(size_t)r * n + j] == dense_value(i, j, n) + 1.0, "dense in place", i);
+      expect(s->dense_in_place[(size_t)r * n + j] == dense_value(i, j, n) + 1.0, "dense in place",
+             i);
     }
   }
   for (long i = 0; i < n; ++i) {
     expect(s->vector_replicated[i] == 3 * i + 1, "vector repl", i);
-    for (long j = 0; j < n; ++j) expect(s->dense_replicated[i * n + j] == dense_value(i, j, n), "dense repl", i);
+    for (long j = 0; j < n; ++j)
+      expect(s->dense_replicated[i * n + j] == dense_value(i, j, n), "dense repl", i);
   }
   verify_csr(s->csr_ia, s->csr_ja, s->csr_a, first, count, n, "csr");
   verify_csr(s->inp_ia, s->inp_ja, s->inp_a, first, count, n, "csr in place");
@@ -230,7 +241,8 @@ int main(int argc, char** argv) {
   }
   int all_failures = 0;
   MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, XMPI_COMM_WORLD);
-  if (rank == 0) printf("%s on %d processes: %s\n", mode, nprocs, all_failures == 0 ? "ok" : "WRONG");
+  if (rank == 0)
+    printf("%s on %d processes: %s\n", mode, nprocs, all_failures == 0 ? "ok" : "WRONG");
   MPI_Type_free(&triple);
   MPI_Finalize(); /* registered structures are freed by flexmpi or stay the program's */
   return all_failures == 0 ? 0 : 1;
