@@ -2,7 +2,9 @@
 // on a CSR matrix distributed by row blocks, balanced by flexmpi's
 // high-level API (XMPI_Monitor_si_init / XMPI_Eval_reconfig, thesis Fig. 5.14)
 // and malleable: under a malleability policy (FLEXMPI_POLICY=smp|hpmp|amp)
-// processes are spawned and removed while it iterates.
+// processes are spawned and removed while it iterates. With
+// FLEXMPI_CHECKPOINT it writes checkpoints; FLEXMPI_RESTART resumes one on
+// any number of processes (XMPI_Resume).
 //
 // The matrix is a real Matrix Market file (e.g. ../shared/matrices) or a
 // generated SPD matrix with uneven row lengths. b = A * ones, so the exact
@@ -69,10 +71,13 @@ void current_partition(int nprocs, int n, std::vector<int>& counts, std::vector<
 // The scalars of the iteration that no registered structure carries: r.z
 // and r.r from the residual, ||b||^2 from the rows (b = A * ones). After a
 // spawn every process, old and new, computes them again together, so a new
-// process needs nothing but its rows (XMPI_Get_data).
+// process needs nothing but its rows (XMPI_Get_data). A checkpoint saves
+// them as they are (the record "cg.scalars"), so that a restart, on any
+// number of processes, goes on with the values the interrupted run had.
 struct Scalars {
   double rz = 0.0, rr = 0.0, bb = 0.0;
 };
+static_assert(sizeof(Scalars) == 3 * sizeof(double), "Scalars is saved as 3 doubles");
 
 Scalars global_scalars(int count, const int* ia, const double* a, const double* r,
                        const double* d) {
@@ -177,9 +182,17 @@ int main(int argc, char** argv) {
   check(XMPI_Register_vector(&d, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector(d)");
   check(XMPI_Register_vector(&p, n, MPI_DOUBLE, XMPI_REPLICATED), "XMPI_Register_vector(p)");
 
+  Scalars scalars;
+  check(XMPI_Register_record("cg.scalars", &scalars, 3, MPI_DOUBLE), "XMPI_Register_record");
+
+  // Where the loop starts: 0; in a process spawned by a malleability policy,
+  // where the others are, with its rows taken from them (XMPI_Get_data); in
+  // a job restarted from a checkpoint (FLEXMPI_RESTART), after the
+  // checkpointed iteration, with the rows, p and the scalars read back.
   int first_iteration = 0;
-  if (newcomer) {
-    check(XMPI_Get_data(&first_iteration), "XMPI_Get_data");
+  check(XMPI_Resume(&first_iteration), "XMPI_Resume");
+  const bool restarted = !newcomer && first_iteration > 0;
+  if (newcomer || restarted) {  // the block the data were given
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
     check(XMPI_Get_wsize(rank, nprocs, n, &count, &displ), "XMPI_Get_wsize");
@@ -188,11 +201,11 @@ int main(int argc, char** argv) {
   }
   std::vector<int> counts, displs;
   current_partition(nprocs, n, counts, displs);
-  if (!newcomer) {
+  if (!newcomer && !restarted) {
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, p, counts.data(), displs.data(), MPI_DOUBLE,
                    XMPI_COMM_WORLD);
   }
-  Scalars scalars = global_scalars(count, ia, a, r, d);
+  if (!restarted) scalars = global_scalars(count, ia, a, r, d);
   // ||r|| <= 1e-13 ||b|| is as converged as doubles get. The remaining
   // iterations still do the same work (product, dot products, exchanges), so
   // a run is a fixed-work benchmark, but no longer update x, r and p: going

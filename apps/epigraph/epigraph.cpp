@@ -13,9 +13,11 @@
 // FLEXMPI_SCHEDULE, hpmp, amp). Every random
 // number is keyed by (seed, individual, step) (counter_rng.hpp), so the
 // epidemic curve is bit-identical for any number of processes, balanced or
-// not, with or without spawns and removals. Transportation between regions
-// (line 11) is modelled with --transport (transportation.hpp); Alg. 11's
-// interventions (line 9) are not.
+// not, with or without spawns and removals, and restarted from a
+// checkpoint on another number of processes (FLEXMPI_CHECKPOINT,
+// FLEXMPI_RESTART: the curve so far is part of the checkpoint).
+// Transportation between regions (line 11) is modelled with --transport
+// (transportation.hpp); Alg. 11's interventions (line 9) are not.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -149,7 +151,9 @@ void exchange_infections(std::vector<std::vector<int>>& outgoing, std::vector<in
 
 // The day's work so far goes to rank 0 (always of the initial set) at the
 // end of every sampling interval that does not end a day, since a policy may
-// remove processes there, or add ones that have none of it.
+// remove processes there, or add ones that have none of it; when the job
+// writes checkpoints, at the end of every step, since a checkpoint (written
+// at any step's end) saves rank 0's day only.
 void hand_work_to_root(long long& work, int rank) {
   MPI_Reduce(rank == 0 ? MPI_IN_PLACE : &work, &work, 1, MPI_LONG_LONG, MPI_SUM, 0,
              XMPI_COMM_WORLD);
@@ -343,23 +347,51 @@ int main(int argc, char** argv) {
     check(XMPI_Register_vector(&people.interval_work, population, MPI_DOUBLE, XMPI_DISTRIBUTED),
           "XMPI_Register_vector(interval_work)");
   }
+  // What the loop carries besides the registered rows, as records: every
+  // checkpoint saves rank 0's copy and a restart gives it to every process.
+  // The curve so far (one row per day: states, work; sized for every day),
+  // the day being counted (its work so far, which rank 0 holds), and the
+  // moves (rank 0's; the summary prints the largest) and peak process count
+  // of the summary line. The row weights are not saved: every interval end
+  // computes them again before the balancer reads them, and the first
+  // interval after a restart, like a run's first, starts from equal weights.
+  using DayCounts = std::array<long long, epigraph::state_count + 1>;
+  static_assert(sizeof(DayCounts) == (epigraph::state_count + 1) * sizeof(long long));
+  std::vector<DayCounts> curve(static_cast<std::size_t>(options.days));
+  DayCounts day{};           // work accumulates over the day
+  int counters[2] = {0, 0};  // moves, peak processes
+  int& moves = counters[0];
+  int& peak_processes = counters[1];
+  check(XMPI_Register_record("curve", curve.data(),
+                             static_cast<long long>(curve.size() * day.size()), MPI_LONG_LONG),
+        "XMPI_Register_record(curve)");
+  check(XMPI_Register_record("day", day.data(), static_cast<long long>(day.size()), MPI_LONG_LONG),
+        "XMPI_Register_record(day)");
+  check(XMPI_Register_record("counters", counters, 2, MPI_INT), "XMPI_Register_record(counters)");
+  // With checkpoints the day's work goes to rank 0 at every step (hand_work_to_root).
+  const char* checkpoint_file = std::getenv("FLEXMPI_CHECKPOINT");
+  const bool checkpointing = checkpoint_file != nullptr && *checkpoint_file != '\0';
+
+  // Where the loop starts: 0; in a process spawned by a policy, where the
+  // others are, with its rows taken from them (XMPI_Get_data); in a job
+  // restarted from a checkpoint (FLEXMPI_RESTART), after the checkpointed
+  // step, with the rows and the records above read back.
   int first_step = 0;
-  if (spawned) {
-    check(XMPI_Get_data(&first_step), "XMPI_Get_data");
+  check(XMPI_Resume(&first_step), "XMPI_Resume");
+  if (spawned || first_step > 0) {  // the block the rows were given
     MPI_Comm_rank(XMPI_COMM_WORLD, &rank);
     MPI_Comm_size(XMPI_COMM_WORLD, &nprocs);
     check(XMPI_Get_wsize(rank, nprocs, population, &count, &displ), "XMPI_Get_wsize");
   }
+  if (rank != 0) day.fill(0);  // a restart gives every process rank 0's day
+  peak_processes = std::max(peak_processes, nprocs);
 
   std::vector<int> counts(static_cast<std::size_t>(nprocs)), displs(counts.size());
   check(XMPI_Get_decomposition(nprocs, population, counts.data(), displs.data()),
         "XMPI_Get_decomposition");
   std::vector<std::vector<int>> outgoing(static_cast<std::size_t>(nprocs));
   std::vector<int> incoming;
-  std::vector<std::array<long long, epigraph::state_count + 1>> curve;  // per day: states, work
-  std::array<long long, epigraph::state_count + 1> day{};  // work accumulates over the day
   std::vector<double> local_weight;
-  int moves = 0, peak_processes = nprocs;
   bool removed = false;
 
   const double start = MPI_Wtime();
@@ -389,9 +421,9 @@ int main(int argc, char** argv) {
       for (int i = 0; i < count; ++i) ++day[people.state[i]];
       MPI_Allreduce(MPI_IN_PLACE, day.data(), static_cast<int>(day.size()), MPI_LONG_LONG, MPI_SUM,
                     XMPI_COMM_WORLD);
-      curve.push_back(day);
+      curve[static_cast<std::size_t>(step / steps_per_day)] = day;
       day.fill(0);
-    } else if (interval_ends) {
+    } else if (interval_ends || checkpointing) {
       hand_work_to_root(day[epigraph::state_count], rank);
     }
     if (weight_model && interval_ends) {
