@@ -30,7 +30,7 @@ enum {
   XMPI_ERR_NOMEM = -6,       /**< memory could not be allocated */
   XMPI_ERR_CONFIG = -7,      /**< a FLEXMPI_* setting is invalid */
   XMPI_ERR_INTERNAL = -8,    /**< a bug in flexmpi: please report it */
-  XMPI_ERR_IO = -9           /**< a file could not be read or written, or is not what was expected */
+  XMPI_ERR_IO = -9 /**< a file could not be read or written, or is not what was expected */
 };
 
 /** Data distribution scheme of a registered structure (see "Distributed in place" below). */

@@ -158,8 +158,7 @@ int resume();
 void write_checkpoint(int next_iteration);
 /// XMPI_Register_record: `count` elements of `type` at `buffer`, saved with
 /// every checkpoint (rank 0's copy) and restored on every process by resume().
-void register_record(const std::string& name, void* buffer, std::int64_t count,
-                     MPI_Datatype type);
+void register_record(const std::string& name, void* buffer, std::int64_t count, MPI_Datatype type);
 
 /// RAII monitoring of one iteration: begins on construction, ends on finish()
 /// or, if finish() was not called, on destruction (errors then only logged).

@@ -273,10 +273,9 @@ TEST(ApiErrors, ProcessStartedByMpiexecIsRunning) {
 }
 
 TEST(ApiErrors, EveryErrorStringIsDistinctAndNonEmpty) {
-  const int codes[] = {XMPI_SUCCESS,         XMPI_ERR_ARG,    XMPI_ERR_STATE,
-                       XMPI_ERR_UNSUPPORTED, XMPI_ERR_EVENT,  XMPI_ERR_MPI,
-                       XMPI_ERR_NOMEM,       XMPI_ERR_CONFIG, XMPI_ERR_INTERNAL,
-                       XMPI_ERR_IO};
+  const int codes[] = {XMPI_SUCCESS,      XMPI_ERR_ARG, XMPI_ERR_STATE, XMPI_ERR_UNSUPPORTED,
+                       XMPI_ERR_EVENT,    XMPI_ERR_MPI, XMPI_ERR_NOMEM, XMPI_ERR_CONFIG,
+                       XMPI_ERR_INTERNAL, XMPI_ERR_IO};
   std::set<std::string> texts;
   for (const int code : codes) {
     const char* text = XMPI_Error_string(code);
