@@ -235,11 +235,7 @@ std::int64_t Checkpointer::resume() {
   if (!restart_) return 0;
   if (resumed_) throw Error(Errc::bad_state, "XMPI_Resume: called twice; once, before the loop");
   const checkpoint::Header& header = restart_->header;
-  if (header.rows >= 0 && state_.blocks().empty()) {
-    throw Error(Errc::bad_state,
-                "XMPI_Resume: no decomposition: call XMPI_Get_wsize, then "
-                "register the data, then XMPI_Resume");
-  }
+  use_registered_rows();
   if (header.rows >= 0 && state_.global_rows() != header.rows) {
     throw Error(Errc::invalid_argument,
                 fmt::format("XMPI_Resume: checkpoint {} holds a decomposition of {} rows, this "
@@ -282,6 +278,15 @@ std::int64_t Checkpointer::resume() {
   return restart_->header.next_iteration;
 }
 
+void Checkpointer::use_registered_rows() {
+  // Data registered without XMPI_Get_wsize: the registry holds the block
+  // partition of its rows (flexmpi.h), which becomes the decomposition.
+  const std::int64_t rows = state_.data().rows();
+  if (state_.blocks().empty() && rows >= 0) {
+    state_.assign(rows, block_decomposition(rows, context_.size()), /*own_block_changes=*/true);
+  }
+}
+
 void Checkpointer::read_into_registered(const Restart& restart) {
   checkpoint::read_data(restart.path, restart.header, state_.data().structures(), records_,
                         state_.blocks(), context_.library_comm());
@@ -308,6 +313,7 @@ void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
   }
   const MPI_Comm comm = context_.library_comm();
   const double start = wall_seconds();
+  use_registered_rows();
   checkpoint::Snapshot snapshot;
   snapshot.program = program_name();
   snapshot.next_iteration = next_iteration;

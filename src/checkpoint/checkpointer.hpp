@@ -85,6 +85,9 @@ class Checkpointer {
   // FILE.partial -> FILE, FILE -> FILE.prev (rank 0), agreed.
   void commit_partial() const;
   void read_into_registered(const Restart& restart);
+  // Makes the block partition of the registered rows the decomposition when
+  // the program registered data without asking for its block.
+  void use_registered_rows();
 
   const CheckpointSettings& settings_;
   Context& context_;
