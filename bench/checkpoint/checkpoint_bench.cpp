@@ -242,9 +242,19 @@ void xmpi(const World& w, int code, const char* call) {
     fail(w, std::string(call) + ": " + XMPI_Error_string(code) + ": " + XMPI_Last_error_message());
 }
 
+// The program asks flexmpi for its block, as an application does before it
+// registers (XMPI_Eval_lbalance needs that decomposition); it is the block above.
+void ask_block(const World& w, long long elements, const Block& b) {
+  int count = 0, displ = 0;
+  xmpi(w, XMPI_Get_wsize(w.rank, w.nprocs, static_cast<int>(elements), &count, &displ),
+       "XMPI_Get_wsize");
+  if (count != b.count || displ != b.displ) fail(w, "XMPI_Get_wsize: another block");
+}
+
 double time_flexmpi_read(const World& w, const Options& o) {
   Block b{};
   double* x = allocate_block(w, o.bytes / 8, false, b);
+  ask_block(w, o.bytes / 8, b);
   xmpi(w, XMPI_Register_vector(&x, o.bytes / 8, MPI_DOUBLE, XMPI_DISTRIBUTED),
        "XMPI_Register_vector");
   int it = -1, count = 0, displ = 0;
@@ -274,6 +284,7 @@ bool checkpoint_replaced(const std::string& path, struct stat& last) {
 void run_periodic(const World& w, const Options& o) {
   Block b{};
   double* x = allocate_block(w, o.bytes / 8, true, b);
+  ask_block(w, o.bytes / 8, b);
   xmpi(w, XMPI_Register_vector(&x, o.bytes / 8, MPI_DOUBLE, XMPI_DISTRIBUTED),
        "XMPI_Register_vector");
   int it = 0, count = static_cast<int>(b.count), displ = static_cast<int>(b.displ);
@@ -312,6 +323,7 @@ void run_write(const World& w, const Options& o) {
   Block b{};
   double* x = allocate_block(w, elements, true, b);
 #ifndef CHECKPOINT_BENCH_BARE_ONLY
+  ask_block(w, elements, b);
   xmpi(w, XMPI_Register_vector(&x, elements, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
   int it = 0;  // as an application does before its loop (no restart here: 0)
   xmpi(w, XMPI_Resume(&it), "XMPI_Resume");

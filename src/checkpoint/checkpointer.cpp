@@ -159,21 +159,23 @@ Checkpointer::Restart Checkpointer::read_restart_header() const {
 
 Decomposition Checkpointer::warm_decomposition(const checkpoint::Header& header) const {
   const std::vector<std::string> hosts = gather_hosts(context_.library_comm());
+  const int processes = static_cast<int>(hosts.size());
+  if (header.speeds.size() != header.hosts.size() || header.speeds.empty()) {
+    return block_decomposition(header.rows, processes);  // no speeds measured yet
+  }
+  // Each process as fast as the writers on its host were, on average.
   std::vector<double> shares(hosts.size(), 1.0);
-  if (header.speeds.size() == header.hosts.size()) {
-    // Each process as fast as the writers on its host were, on average.
-    for (std::size_t p = 0; p < hosts.size(); ++p) {
-      double sum = 0.0;
-      int writers = 0;
-      for (std::size_t w = 0; w < header.hosts.size(); ++w) {
-        if (header.hosts[w] == hosts[p] && header.speeds[w] > 0.0) {
-          sum += header.speeds[w];
-          ++writers;
-        }
+  for (std::size_t p = 0; p < hosts.size(); ++p) {
+    double sum = 0.0;
+    int writers = 0;
+    for (std::size_t w = 0; w < header.hosts.size(); ++w) {
+      if (header.hosts[w] == hosts[p] && header.speeds[w] > 0.0) {
+        sum += header.speeds[w];
+        ++writers;
       }
-      if (writers == 0) return block_decomposition(header.rows, static_cast<int>(hosts.size()));
-      shares[p] = sum / writers;
     }
+    if (writers == 0) return block_decomposition(header.rows, processes);
+    shares[p] = sum / writers;
   }
   return blocks_from_counts(proportional_counts(header.rows, shares, 1));
 }
