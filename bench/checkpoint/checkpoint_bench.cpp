@@ -17,8 +17,8 @@
 // needs root): reads come from memory, as a restart soon after its checkpoint's do. On this VM
 // the first page-cache write after a second without one is 3-10 times slower (256 MiB: 0.2-0.8 s
 // instead of 0.065 s): the driver runs an untimed pair of jobs first.
-// -DCHECKPOINT_BENCH_BARE_ONLY builds without flexmpi: the bare figures only.
 // bench/checkpoint/checkpoint_bench.py runs the modes and prints the tables.
+#include <flexmpi.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <sys/stat.h>
@@ -28,9 +28,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
-#include <flexmpi.h>
-#endif
 
 namespace {
 
@@ -103,9 +100,6 @@ std::string parse(int argc, char** argv, Options& o) {
   }
   if (o.bytes == 0 || o.dir.empty()) return "--bytes and --dir are required";
   if (o.mode == Mode::periodic && o.iterations == 0) return "--mode periodic needs --iterations";
-#ifdef CHECKPOINT_BENCH_BARE_ONLY
-  if (o.mode == Mode::periodic) return "--mode periodic: built with CHECKPOINT_BENCH_BARE_ONLY";
-#endif
   return "";
 }
 
@@ -236,27 +230,26 @@ double time_bare_read(const World& w, const Options& o) {
   return seconds;
 }
 
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
 void xmpi(const World& w, int code, const char* call) {
   if (code != XMPI_SUCCESS)
     fail(w, std::string(call) + ": " + XMPI_Error_string(code) + ": " + XMPI_Last_error_message());
 }
 
-// The program asks flexmpi for its block, as an application does before it
-// registers (XMPI_Eval_lbalance needs that decomposition); it is the block above.
-void ask_block(const World& w, long long elements, const Block& b) {
+// Registers the caller's block as an application does: it asks flexmpi for
+// the block first (XMPI_Eval_lbalance needs that decomposition; it is
+// allocate_block's). flexmpi keeps the address of the caller's pointer `x`.
+void register_block(const World& w, long long elements, double*& x, const Block& b) {
   int count = 0, displ = 0;
   xmpi(w, XMPI_Get_wsize(w.rank, w.nprocs, static_cast<int>(elements), &count, &displ),
        "XMPI_Get_wsize");
   if (count != b.count || displ != b.displ) fail(w, "XMPI_Get_wsize: another block");
+  xmpi(w, XMPI_Register_vector(&x, elements, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
 }
 
 double time_flexmpi_read(const World& w, const Options& o) {
   Block b{};
   double* x = allocate_block(w, o.bytes / 8, false, b);
-  ask_block(w, o.bytes / 8, b);
-  xmpi(w, XMPI_Register_vector(&x, o.bytes / 8, MPI_DOUBLE, XMPI_DISTRIBUTED),
-       "XMPI_Register_vector");
+  register_block(w, o.bytes / 8, x, b);
   int it = -1, count = 0, displ = 0;
   const double seconds = slowest_seconds(w, [&] { xmpi(w, XMPI_Resume(&it), "XMPI_Resume"); });
   xmpi(w, XMPI_Get_wsize(w.rank, w.nprocs, static_cast<int>(o.bytes / 8), &count, &displ),
@@ -284,9 +277,7 @@ bool checkpoint_replaced(const std::string& path, struct stat& last) {
 void run_periodic(const World& w, const Options& o) {
   Block b{};
   double* x = allocate_block(w, o.bytes / 8, true, b);
-  ask_block(w, o.bytes / 8, b);
-  xmpi(w, XMPI_Register_vector(&x, o.bytes / 8, MPI_DOUBLE, XMPI_DISTRIBUTED),
-       "XMPI_Register_vector");
+  register_block(w, o.bytes / 8, x, b);
   int it = 0, count = static_cast<int>(b.count), displ = static_cast<int>(b.displ);
   xmpi(w, XMPI_Resume(&it), "XMPI_Resume");  // 0: FLEXMPI_RESTART is unset
   remove_checkpoint(w, o);                   // count this run's checkpoints only
@@ -316,18 +307,14 @@ void run_periodic(const World& w, const Options& o) {
   xmpi(w, XMPI_Unregister(&x), "XMPI_Unregister");
   std::free(x);
 }
-#endif
 
 void run_write(const World& w, const Options& o) {
   const long long elements = o.bytes / 8;
   Block b{};
   double* x = allocate_block(w, elements, true, b);
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
-  ask_block(w, elements, b);
-  xmpi(w, XMPI_Register_vector(&x, elements, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_vector");
+  register_block(w, elements, x, b);
   int it = 0;  // as an application does before its loop (no restart here: 0)
   xmpi(w, XMPI_Resume(&it), "XMPI_Resume");
-#endif
   for (int round = 0; round < o.repeats; ++round) {
     // New files for both: replacing one would unlink the old one in the timed region, and wait
     // for its writeback if it had begun.
@@ -340,20 +327,15 @@ void run_write(const World& w, const Options& o) {
         const double write =
             slowest_seconds(w, [&] { write_bare(w, bare_path(o), x, b, elements); });
         if (w.rank == 0) std::printf(" bare_write_s=%.4f", write);
-      }
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
-      else {
+      } else {
         const double write = slowest_seconds(
             w, [&] { xmpi(w, XMPI_Checkpoint(kNextIteration), "XMPI_Checkpoint"); });
         if (w.rank == 0) std::printf(" flexmpi_write_s=%.4f", write);
       }
-#endif
     }
     if (w.rank == 0) std::printf("\n");
   }
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
   xmpi(w, XMPI_Unregister(&x), "XMPI_Unregister");
-#endif
   std::free(x);
 }
 
@@ -363,13 +345,10 @@ void run_restart_read(const World& w, const Options& o) {
     if (!flexmpi_turn) {
       const double read = time_bare_read(w, o);
       if (w.rank == 0) std::printf(" bare_read_s=%.4f", read);
-    }
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
-    else {
+    } else {
       const double read = time_flexmpi_read(w, o);
       if (w.rank == 0) std::printf(" flexmpi_read_s=%.4f", read);
     }
-#endif
   }
   if (w.rank == 0) std::printf("\n");
 }
@@ -382,11 +361,7 @@ int main(int argc, char** argv) {
   const std::string error = parse(argc, argv, options);
   if (error.empty()) set_flexmpi_environment(options);
   MPI_Init(&argc, &argv);
-#ifdef CHECKPOINT_BENCH_BARE_ONLY
-  World w{MPI_COMM_WORLD, 0, 0};
-#else
   World w{XMPI_COMM_WORLD, 0, 0};
-#endif
   MPI_Comm_rank(w.comm, &w.rank);
   MPI_Comm_size(w.comm, &w.nprocs);
   std::string problem = error;
@@ -402,9 +377,7 @@ int main(int argc, char** argv) {
                 w.nprocs, options.dir.c_str());
   if (options.mode == Mode::write) run_write(w, options);
   if (options.mode == Mode::restart_read) run_restart_read(w, options);
-#ifndef CHECKPOINT_BENCH_BARE_ONLY
   if (options.mode == Mode::periodic) run_periodic(w, options);
-#endif
   MPI_Finalize();
   return 0;
 }

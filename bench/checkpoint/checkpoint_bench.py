@@ -56,7 +56,7 @@ def size_name(size):
 
 
 def spread(values, digits=3):
-    if None in values:  # a build with CHECKPOINT_BENCH_BARE_ONLY measures no flexmpi figures
+    if None in values:  # a figure a run did not print
         return "-"
     return (f"{statistics.median(values):.{digits}f}"
             f" ({min(values):.{digits}f}-{max(values):.{digits}f})")
