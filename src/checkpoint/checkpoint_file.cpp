@@ -14,6 +14,7 @@
 
 #include "checkpoint/checksum.hpp"
 #include "flexmpi/error.hpp"
+#include "util/agreement.hpp"
 
 namespace flexmpi::checkpoint {
 
@@ -416,20 +417,6 @@ std::uint64_t write_everything(const std::string& path, const Snapshot& snapshot
   return bytes;
 }
 
-// Whether any process failed; every process learns the lowest failing rank's message.
-std::optional<std::string> agreed_failure(const std::optional<std::string>& mine, MPI_Comm comm) {
-  int failing = mine ? comm_rank(comm) : -1;
-  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MAX, comm),
-            "MPI_Allreduce (checkpoint agreement)");
-  if (failing < 0) return std::nullopt;
-  std::string text = mine.value_or("");
-  auto length = static_cast<int>(text.size());
-  PMPI_Bcast(&length, 1, MPI_INT, failing, comm);
-  text.resize(static_cast<std::size_t>(length));
-  PMPI_Bcast(text.data(), length, MPI_CHAR, failing, comm);
-  return text;
-}
-
 // ---- reading --------------------------------------------------------------------
 
 template <typename T>
@@ -651,16 +638,16 @@ std::uint64_t file_bytes(const Snapshot& snapshot) {
 }
 
 std::uint64_t write_file(const std::string& path, const Snapshot& snapshot, MPI_Comm comm) {
-  std::optional<std::string> failure;
+  std::optional<Error> failure;
   std::uint64_t bytes = 0;
   try {
     bytes = write_everything(path, snapshot, comm);
   } catch (const Hdf5Failure& e) {
-    failure = e.what;
+    failure = Error(Errc::io_failure, "cannot write the checkpoint " + path + ": " + e.what);
+  } catch (const Error& e) {
+    failure = e;
   }
-  if (const auto agreed = agreed_failure(failure, comm)) {
-    throw Error(Errc::io_failure, "cannot write the checkpoint " + path + ": " + *agreed);
-  }
+  agree_on_failure(failure, comm);
   return bytes;
 }
 
@@ -720,15 +707,15 @@ std::string compare_with_registered(const Header& header,
 void read_data(const std::string& path, const Header& header,
                std::span<detail::Structure> structures, std::span<const Record> records,
                const Decomposition& blocks, MPI_Comm comm) {
-  std::optional<std::string> failure;
+  std::optional<Error> failure;
   try {
     read_everything(path, header, structures, records, blocks, comm);
   } catch (const Hdf5Failure& e) {
-    failure = e.what;
+    failure = Error(Errc::io_failure, "checkpoint " + path + ": " + e.what);
+  } catch (const Error& e) {
+    failure = e;
   }
-  if (const auto agreed = agreed_failure(failure, comm)) {
-    throw Error(Errc::io_failure, "checkpoint " + path + ": " + *agreed);
-  }
+  agree_on_failure(failure, comm);
 }
 
 }  // namespace flexmpi::checkpoint

@@ -18,6 +18,7 @@
 #include "base/context.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/decomposition_state.hpp"
+#include "util/agreement.hpp"
 #include "util/clock.hpp"
 #include "util/signal_flag.hpp"
 
@@ -58,23 +59,6 @@ std::vector<std::string> gather_hosts(MPI_Comm comm) {
   return hosts;
 }
 
-// Every process throws the lowest failing rank's error, or none does.
-void agree(const std::optional<Error>& mine, MPI_Comm comm) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
-  int failing = mine ? rank : -1;
-  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MAX, comm),
-            "MPI_Allreduce (checkpoint agreement)");
-  if (failing < 0) return;
-  std::array<int, 2> head{mine ? static_cast<int>(mine->code()) : 0,
-                          mine ? static_cast<int>(std::strlen(mine->what())) : 0};
-  PMPI_Bcast(head.data(), 2, MPI_INT, failing, comm);
-  std::string text = mine ? mine->what() : "";
-  text.resize(static_cast<std::size_t>(head[1]));
-  PMPI_Bcast(text.data(), head[1], MPI_CHAR, failing, comm);
-  throw Error(static_cast<Errc>(head[0]), text);
-}
-
 template <typename Body>
 void agreed(MPI_Comm comm, Body body) {
   std::optional<Error> failure;
@@ -83,7 +67,7 @@ void agreed(MPI_Comm comm, Body body) {
   } catch (const Error& e) {
     failure = e;
   }
-  agree(failure, comm);
+  agree_on_failure(failure, comm);
 }
 
 // A full disk is found before the file is begun: parallel HDF5 cannot close a
