@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "interposition/hooks.hpp"
+#include "interposition/profiled_call.hpp"
 #include "profiling/comm_profile.hpp"
 
 namespace flexmpi {
@@ -210,23 +210,6 @@ Bytes alltoallv_bytes(const CommShape& shape, const void* sendbuf, const int sen
                       MPI_Datatype sendtype, const int recvcounts[], MPI_Datatype recvtype) {
   const std::uint64_t received = sum_bytes(recvcounts, shape.peers(), recvtype);
   return {in_place(sendbuf) ? received : sum_bytes(sendcounts, shape.peers(), sendtype), received};
-}
-
-// The one wrapper body: time the PMPI call, then count what it moved.
-template <class Call, class Count>
-int profiled(MpiOp op, MPI_Comm comm, Call&& call, Count&& count) {
-  InterpositionHooks* runtime = InterpositionHooks::active();
-  if (runtime == nullptr) return call();
-  // Before the timer: a wait the emulation adds to the stretch of
-  // computation that ends here is computation, not MPI time.
-  runtime->before_mpi_call();
-  CommProfile& profile = runtime->comm_profile();
-  const std::uint64_t start = profile.timer().now();
-  const int code = call();
-  const double elapsed = profile.timer().seconds(profile.timer().now() - start);
-  profile.record_call(op, comm, code == MPI_SUCCESS, count, elapsed);
-  runtime->after_mpi_call();
-  return code;
 }
 
 }  // namespace
