@@ -163,8 +163,11 @@ for stage in "${stages[@]}"; do
       run_ctest "openmpi: all tests" build -j "${ctest_jobs}"
       ;;
     mpich)
+      # The Open MPI build of this run, if any, is installed beside MPICH's (tools_install-two-mpis).
+      other_build=""
+      [[ " ${stages[*]} " == *" openmpi "* ]] && other_build="${root}/build"
       step "mpich: build (build-mpich/)" configure_and_build build-mpich Release \
-        -DFLEXMPI_MPI=mpich -DFLEXMPI_BUILD_BENCHMARKS=OFF
+        -DFLEXMPI_MPI=mpich -DFLEXMPI_BUILD_BENCHMARKS=OFF -DFLEXMPI_OTHER_MPI_BUILD="${other_build}"
       run_ctest "mpich: all but spawn, openmpi-only" build-mpich -j "${ctest_jobs}" \
         -LE 'spawn|openmpi-only'
       ;;

@@ -344,6 +344,80 @@ def flexrun_preload(args):
     expect("MPI_Allreduce" in text, f"the profile does not mention MPI_Allreduce:\n{text[:500]}")
 
 
+# Each MPI's name in flexrun's messages, its build option, launcher and compiler
+# (Debian's names, as CMakeLists.txt uses them), and its libflexmpi's file name.
+MPIS = {"openmpi": ("Open MPI", "mpiexec.openmpi", "mpicc.openmpi", "libflexmpi.so.0"),
+        "mpich": ("MPICH", "mpiexec.mpich", "mpicc.mpich", "libflexmpi_mpich.so.0")}
+# The CMake package and pkg-config module of each MPI's build (CMakeLists.txt, install).
+PACKAGES = {"openmpi": "flexmpi", "mpich": "flexmpi_mpich"}
+
+
+def other_mpi(mpi):
+    return "mpich" if mpi == "openmpi" else "openmpi"
+
+
+def marker_script(args):
+    """A program whose MPI is not visible (as a Python script's): it only leaves a file."""
+    marker = os.path.join(args.workdir, "ran")
+    script = os.path.join(args.workdir, "script.sh")
+    with open(script, "w") as stream:
+        stream.write(f"#!/bin/sh\ntouch {shlex.quote(marker)}\n")
+    os.chmod(script, 0o755)
+    return script, marker
+
+
+def preloaded_library(argv):
+    """The LD_PRELOAD a launcher is given (-x LD_PRELOAD=... or -genv LD_PRELOAD ...)."""
+    for i, word in enumerate(argv):
+        if word.startswith("LD_PRELOAD="):
+            return word.split("=", 1)[1]
+        if word == "LD_PRELOAD" and i > 0 and argv[i - 1] == "-genv":
+            return argv[i + 1]
+    return None
+
+
+@check("flexrun-preload-mpi")
+def flexrun_preload_mpi(args):
+    """--preload with the other MPI's launcher is refused before anything runs; with
+    this build's MPI, the launcher gets this build's libflexmpi."""
+    own_name, _, _, own_library = MPIS[args.mpi]
+    other = other_mpi(args.mpi)
+    other_name, other_mpiexec, _, other_library = MPIS[other]
+    other_launcher = shutil.which(other_mpiexec) or fake_mpiexec(args, other)
+    script, marker = marker_script(args)
+    env = clean_environment()
+    # A program linked with this build's MPI, under the other MPI's launcher.
+    result = run([args.flexrun, "--preload", f"--mpiexec={other_launcher}", "-n", "2", args.plain],
+                 env=env)
+    expect(result.returncode == 2 and "plain_mpi" not in result.stdout and
+           f"is linked with {own_name}" in result.stderr and
+           f"{other_launcher} runs {other_name}" in result.stderr,
+           f"a {own_name} program under {other_mpiexec}: exit 2 and a message naming both MPIs")
+    # A program whose MPI is not visible: the launcher's decides, and this build has no
+    # libflexmpi for it.
+    for dry_run in ([], ["--dry-run"]):
+        result = run([args.flexrun, "--preload", f"--mpiexec={other_launcher}"] + dry_run +
+                     ["-n", "2", script], env=env)
+        wanted = (f"flexrun: --preload: {other_launcher} runs {other_name}, but this flexrun's "
+                  f"libflexmpi (")
+        expect(result.returncode == 2 and result.stderr.startswith(wanted) and
+               f"is built for {own_name} and no {other_library} is installed beside it" in
+               result.stderr and f"-DFLEXMPI_MPI={other}" in result.stderr and
+               f"or use {own_name}'s launcher (--mpiexec={args.mpiexec})" in result.stderr,
+               f"{other_mpiexec}{' --dry-run' if dry_run else ''}: exit 2 and '{wanted}...' "
+               f"naming both MPIs expected")
+        expect(not os.path.exists(marker), "nothing may run when --preload is refused")
+    # This build's MPI: its own library, given to the launcher.
+    record = os.path.join(args.workdir, "record.json")
+    result = run([args.flexrun, "--preload", f"--mpiexec={fake_mpiexec(args, args.mpi)}", "-n", "2",
+                  args.plain], env=dict(env, FAKE_MPIEXEC_RECORD=record))
+    expect(result.returncode == 0, f"--preload with a {own_name} launcher failed")
+    with open(record) as stream:
+        preload = preloaded_library(json.load(stream)["argv"])
+    expect(preload and os.path.basename(preload).startswith(own_library),
+           f"the launcher must preload {own_library}, got LD_PRELOAD={preload}")
+
+
 @check("plot-real-trace")
 def plot_real_trace(args):
     trace = os.path.join(args.workdir, "trace.jsonl")
@@ -618,9 +692,10 @@ def install(args):
     shutil.rmtree(prefix, ignore_errors=True)
     result = run([args.cmake, "--install", args.build_dir, "--prefix", prefix], timeout=300)
     expect(result.returncode == 0, "cmake --install failed")
+    package = PACKAGES[args.mpi]
     libdir = next((os.path.join(prefix, d) for d in ("lib", "lib64")
-                   if os.path.exists(os.path.join(prefix, d, "pkgconfig", "flexmpi.pc"))), None)
-    expect(libdir, "flexmpi.pc was not installed")
+                   if os.path.exists(os.path.join(prefix, d, "pkgconfig", f"{package}.pc"))), None)
+    expect(libdir, f"{package}.pc was not installed")
     for tool in ("flexrun", "flexmpi-plot"):
         expect(os.access(os.path.join(prefix, "bin", tool), os.X_OK), f"bin/{tool} not installed")
     flexrun = os.path.join(prefix, "bin", "flexrun")
@@ -636,24 +711,25 @@ def install(args):
 
     # 1. A C program with the MPI compiler wrapper and pkg-config.
     env = dict(mpi_environment(), PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
-    flags = run(["pkg-config", "--cflags", "--libs", "flexmpi"], env=env)
-    expect(flags.returncode == 0, "pkg-config --cflags --libs flexmpi failed")
+    flags = run(["pkg-config", "--cflags", "--libs", package], env=env)
+    expect(flags.returncode == 0, f"pkg-config --cflags --libs {package} failed")
     expect(prefix in flags.stdout, f"pkg-config flags do not point into {prefix}")
     app = os.path.join(args.workdir, "app_pkgconfig")
     result = run([args.mpicc, os.path.join(args.source_dir, "tests/tools/tools_probe.c"), "-o", app]
                  + shlex.split(flags.stdout), env=env)
     expect(result.returncode == 0,
-           f"{args.mpicc} app.c $(pkg-config --cflags --libs flexmpi) failed")
+           f"{args.mpicc} app.c $(pkg-config --cflags --libs {package}) failed")
 
-    # 2. A CMake project with find_package(flexmpi) -> flexmpi::flexmpi (C and C++).
+    # 2. A CMake project with find_package(flexmpi or flexmpi_mpich) -> flexmpi::flexmpi.
     build = os.path.join(args.workdir, "consumer-build")
     shutil.rmtree(build, ignore_errors=True)
     result = run([args.cmake, "-S", os.path.join(args.source_dir, "tests/tools/install_consumer"),
-                  "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}", f"-DMPI_C_COMPILER={args.mpicc}",
+                  "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}", f"-DFLEXMPI_PACKAGE={package}",
+                  f"-DMPI_C_COMPILER={args.mpicc}",
                   f"-DMPI_CXX_COMPILER={args.mpicxx}"], timeout=300)
-    expect(result.returncode == 0, "configuring a find_package(flexmpi) project failed")
+    expect(result.returncode == 0, f"configuring a find_package({package}) project failed")
     result = run([args.cmake, "--build", build], timeout=300)
-    expect(result.returncode == 0, "building a find_package(flexmpi) project failed")
+    expect(result.returncode == 0, f"building a find_package({package}) project failed")
 
     # 3. The README's examples, exactly as written there: a balanced loop in C
     #    and the same in C++ with flexmpi.hpp alone (readme-examples).
@@ -689,6 +765,63 @@ def install(args):
             expect(len(stream.readlines()) == 2, f"{trace}: 2 sampling intervals expected")
 
 
+@check("install-two-mpis")
+def install_two_mpis(args):
+    """The libraries of an Open MPI and an MPICH build installed into one prefix (this
+    build entirely, the other's "library" component): flexrun --preload picks the
+    one of each launcher's MPI, and a library preloaded by hand into the other MPI's
+    processes stops them with one line instead of a crash."""
+    prefix = os.path.join(args.workdir, "prefix")
+    shutil.rmtree(prefix, ignore_errors=True)
+    result = run([args.cmake, "--install", args.other_build_dir, "--prefix", prefix,
+                  "--component", "library"], timeout=300)
+    expect(result.returncode == 0, f"cmake --install {args.other_build_dir} --component library failed")
+    result = run([args.cmake, "--install", args.build_dir, "--prefix", prefix], timeout=300)
+    expect(result.returncode == 0, f"cmake --install {args.build_dir} failed")
+    libdir = os.path.join(prefix, "lib")
+    for name, package in PACKAGES.items():
+        for path in (MPIS[name][3], f"pkgconfig/{package}.pc", f"cmake/{package}/{package}Config.cmake"):
+            expect(os.path.exists(os.path.join(libdir, path)), f"lib/{path} was not installed")
+        flags = run(["pkg-config", "--libs", package],
+                    env=dict(mpi_environment(), PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig")))
+        expect(f"-l{package}" in flags.stdout.split(), f"pkg-config --libs {package}: -l{package}")
+
+    flexrun = os.path.join(prefix, "bin", "flexrun")
+    programs = {}
+    for name, (title, mpiexec, mpicc, library) in MPIS.items():
+        program = os.path.join(args.workdir, f"plain_{name}")
+        result = run([mpicc, os.path.join(args.source_dir, "tests/tools/plain_mpi.c"), "-o", program])
+        expect(result.returncode == 0, f"{mpicc} plain_mpi.c failed")
+        programs[name] = program
+        profile = program + ".profile"
+        result = run([flexrun, "--preload", f"--mpiexec={mpiexec}", "-n", "2", f"--report={profile}",
+                      program], env=mpi_environment())
+        expect(result.returncode == 0 and "plain_mpi: sum 2" in result.stdout,
+               f"flexrun --preload --mpiexec={mpiexec}: the {title} program failed")
+        with open(profile) as stream:
+            expect("MPI_Allreduce" in stream.read(), f"{profile} does not mention MPI_Allreduce")
+        result = run([flexrun, "--preload", "--dry-run", f"--mpiexec={mpiexec}", program])
+        preload = preloaded_library(dry_run_command(result.stdout))
+        expect(preload == os.path.realpath(os.path.join(libdir, library)),
+               f"--mpiexec={mpiexec}: {library} must be preloaded, LD_PRELOAD={preload}")
+
+    for name, (title, mpiexec, _, _) in MPIS.items():
+        other = other_mpi(name)
+        # A program of one MPI under the other's launcher.
+        result = run([flexrun, "--preload", f"--mpiexec={mpiexec}", "-n", "2", programs[other]])
+        expect(result.returncode == 2 and f"runs {title}" in result.stderr and
+               f"is linked with {MPIS[other][0]}" in result.stderr,
+               f"the {MPIS[other][0]} program under {mpiexec}: exit 2 naming both MPIs expected")
+        # The other MPI's library preloaded by hand.
+        wrong = os.path.join(libdir, MPIS[other][3])
+        preload = (["-x", f"LD_PRELOAD={wrong}"] if name == "openmpi" else
+                   ["-genv", "LD_PRELOAD", wrong])
+        result = run([mpiexec] + preload + ["-n", "2", programs[name]], env=mpi_environment())
+        expect(result.returncode != 0 and "plain_mpi: sum" not in result.stdout and
+               f"is built for {MPIS[other][0]}, but the program runs another MPI" in result.stderr,
+               f"{MPIS[other][3]} preloaded into a {title} program: it must stop with a message")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--flexrun")
@@ -701,6 +834,7 @@ def main():
     parser.add_argument("--work", default=".")
     parser.add_argument("--source-dir", default=os.path.join(os.path.dirname(__file__), "../.."))
     parser.add_argument("--build-dir")
+    parser.add_argument("--other-build-dir", help="install-two-mpis: a build tree of the other MPI")
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--mpicc", default="mpicc")
     parser.add_argument("--mpicxx", default="mpicxx")

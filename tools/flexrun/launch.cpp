@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -51,7 +52,12 @@ MpiInfo classify_mpi(const std::string& version_output) {
   return info;
 }
 
-MpiInfo detect_mpi(const std::string& mpiexec) {
+namespace {
+
+// Runs a command with standard input from /dev/null and returns what it
+// wrote to standard output and error. Throws std::runtime_error if it
+// cannot be started.
+std::string command_output(std::vector<std::string> words) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
@@ -61,16 +67,16 @@ MpiInfo detect_mpi(const std::string& mpiexec) {
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::string program = mpiexec;
-  std::string flag = "--version";
-  char* argv[] = {program.data(), flag.data(), nullptr};
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_fds[1]);
   if (spawned != 0) {
     close(pipe_fds[0]);
-    throw std::runtime_error("cannot run '" + mpiexec + "': " + std::strerror(spawned));
+    throw std::runtime_error("cannot run '" + words.front() + "': " + std::strerror(spawned));
   }
   std::string output;
   char buffer[4096];
@@ -86,7 +92,61 @@ MpiInfo detect_mpi(const std::string& mpiexec) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return classify_mpi(output);
+  return output;
+}
+
+}  // namespace
+
+MpiInfo detect_mpi(const std::string& mpiexec) {
+  return classify_mpi(command_output({mpiexec, "--version"}));
+}
+
+LinkedMpi classify_linked_mpi(const std::string& ldd_output) {
+  std::string open_mpi;
+  std::string mpich;
+  std::size_t start = 0;
+  while (start < ldd_output.size()) {
+    std::size_t end = ldd_output.find('\n', start);
+    if (end == std::string::npos) end = ldd_output.size();
+    // "\tlibmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x...)": the name asked for.
+    const std::string_view line = std::string_view(ldd_output).substr(start, end - start);
+    start = end + 1;
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    const std::string_view name = line.substr(first, line.find_first_of(" \t", first) - first);
+    if (open_mpi.empty() &&
+        (name.starts_with("libmpi.so.40") || name.starts_with("libopen-pal.so"))) {
+      open_mpi = name;
+    }
+    if (mpich.empty() && (name.starts_with("libmpich.so") || name.starts_with("libmpi.so.12"))) {
+      mpich = name;
+    }
+  }
+  if (open_mpi.empty() == mpich.empty()) return {};  // neither, or both
+  return open_mpi.empty() ? LinkedMpi{MpiFlavour::mpich, mpich}
+                          : LinkedMpi{MpiFlavour::open_mpi, open_mpi};
+}
+
+LinkedMpi linked_mpi(const std::string& path) {
+  try {
+    return classify_linked_mpi(command_output({"ldd", path}));
+  } catch (const std::runtime_error&) {
+    return {};  // no ldd: not visible
+  }
+}
+
+std::string find_program(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::string_view directories = path == nullptr ? "" : path;
+  while (!directories.empty()) {
+    const std::size_t colon = std::min(directories.find(':'), directories.size());
+    const std::string directory(directories.substr(0, colon));
+    directories.remove_prefix(std::min(colon + 1, directories.size()));
+    const std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
 }
 
 Environment current_environment() {

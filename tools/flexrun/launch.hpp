@@ -28,6 +28,26 @@ MpiInfo classify_mpi(const std::string& version_output);
 /// mpiexec cannot be run.
 MpiInfo detect_mpi(const std::string& mpiexec);
 
+/// The MPI a program or a library is linked with, as the dynamic loader
+/// resolves it (`ldd`): libmpi.so.40 and libopen-pal are Open MPI's,
+/// libmpich.so.12 and libmpi.so.12 (the MPICH ABI) MPICH's.
+struct LinkedMpi {
+  MpiFlavour flavour = MpiFlavour::unknown;  ///< unknown: no MPI, both, or not visible
+  std::string library;                       ///< the MPI library seen, for messages
+};
+
+/// Classifies the output of `ldd FILE`.
+LinkedMpi classify_linked_mpi(const std::string& ldd_output);
+
+/// Runs `ldd path` and classifies it. What the loader will load is not
+/// visible for a script (mpi4py: the interpreter loads MPI later) or a
+/// static program: then the flavour is unknown.
+LinkedMpi linked_mpi(const std::string& path);
+
+/// The file `mpiexec` would run for `program`: itself if it names a
+/// directory, else the first executable of that name on PATH; "" if none.
+std::string find_program(const std::string& program);
+
 /// An environment as an ordered list of NAME=value pairs.
 using Environment = std::vector<std::pair<std::string, std::string>>;
 

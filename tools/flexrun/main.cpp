@@ -137,6 +137,61 @@ std::string libflexmpi_path() {
   return std::filesystem::canonical(info.dli_fname).string();
 }
 
+// A command line flexrun refuses before launching anything (exit kUsageError).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The file name of the libflexmpi built for `flavour`: the libraries of both
+// MPIs can be installed into one lib/ directory (CMakeLists.txt, "install").
+const char* library_name(flexrun::MpiFlavour flavour) {
+  return flavour == flexrun::MpiFlavour::mpich ? FLEXRUN_LIBRARY_MPICH : FLEXRUN_LIBRARY_OPENMPI;
+}
+
+// --preload: the libflexmpi built for the MPI the processes will run. That
+// MPI is the launcher's; the program's (the libraries it is linked with)
+// must agree with it, and decides when the launcher's is unknown. The
+// library is this flexrun's own or, for the other MPI, the one installed
+// beside it; a library preloaded into the other MPI's processes would crash
+// them at their first MPI call, so without one flexrun refuses.
+std::string preload_library(const std::string& mpiexec, const flexrun::MpiInfo& launcher,
+                            const std::string& program) {
+  using flexrun::flavour_name;
+  using flexrun::MpiFlavour;
+  const std::string file = flexrun::find_program(program);
+  const flexrun::LinkedMpi linked = file.empty() ? flexrun::LinkedMpi{} : flexrun::linked_mpi(file);
+  if (launcher.flavour != MpiFlavour::unknown && linked.flavour != MpiFlavour::unknown &&
+      linked.flavour != launcher.flavour) {
+    throw UsageError("--preload: " + program + " is linked with " + flavour_name(linked.flavour) +
+                     " (" + linked.library + "), but " + mpiexec + " runs " +
+                     flavour_name(launcher.flavour) + "; run it with " +
+                     flavour_name(linked.flavour) + "'s launcher (--mpiexec=PATH)");
+  }
+  const bool by_launcher = launcher.flavour != MpiFlavour::unknown;
+  const MpiFlavour wanted = by_launcher ? launcher.flavour : linked.flavour;
+  const std::string own = libflexmpi_path();
+  if (wanted == MpiFlavour::unknown) return own;  // nothing says which MPI will run
+  const flexrun::LinkedMpi own_mpi = flexrun::linked_mpi(own);
+  if (own_mpi.flavour == wanted) return own;
+  const std::filesystem::path beside =
+      std::filesystem::path(own).parent_path() / library_name(wanted);
+  if (std::filesystem::exists(beside) && flexrun::linked_mpi(beside.string()).flavour == wanted) {
+    return std::filesystem::canonical(beside).string();
+  }
+  std::string message =
+      "--preload: " + (by_launcher ? mpiexec + " runs " : program + " is linked with ") +
+      flavour_name(wanted) + ", but this flexrun's libflexmpi (" + own + ") is built for " +
+      flavour_name(own_mpi.flavour) + " and no " + library_name(wanted) +
+      " is installed beside it; build flexmpi with -DFLEXMPI_MPI=" +
+      (wanted == MpiFlavour::mpich ? "mpich" : "openmpi") + " and install it into the same prefix";
+  if (linked.flavour == MpiFlavour::unknown) {
+    message += std::string(", or use ") + flavour_name(own_mpi.flavour) +
+               "'s launcher (--mpiexec=" + FLEXRUN_DEFAULT_MPIEXEC + ")";
+  }
+  throw UsageError(message);
+}
+
 [[noreturn]] void exec_plan(const flexrun::LaunchPlan& plan) {
   std::vector<std::string> entries;
   entries.reserve(plan.environment.size());
@@ -184,12 +239,6 @@ std::optional<flexrun::SlurmAllocation> slurm_allocation() {
       std::all_of(allocation.nodes.begin(), allocation.nodes.end(), resolves_as_host);
   return allocation;
 }
-
-// A command line flexrun refuses before launching anything (exit kUsageError).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // flexrun's own arguments, before the program (whose arguments stay untouched),
 // made ready for CLI11:
@@ -275,7 +324,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->group(launch_group);
   app.add_flag("--preload", preload,
-               "profile an unmodified MPI program: preload libflexmpi into its processes\n"
+               "profile an unmodified MPI program: preload the libflexmpi built for the\n"
+               "launcher's MPI into its processes\n"
                "(profile-only mode; the profile goes to --report, default standard error)")
       ->group(launch_group);
   app.add_flag("--keep-mpi-transport", keep_mpi_transport,
@@ -338,14 +388,6 @@ int main(int argc, char** argv) {
   request.mpiexec_args = mpiexec_args;
   request.program = program;
   request.fast_spawn = !keep_mpi_transport;
-  if (preload) {
-    try {
-      request.preload = libflexmpi_path();
-    } catch (const std::exception& e) {
-      std::cerr << "flexrun: --preload: " << e.what() << "\n";
-      return kCannotRun;
-    }
-  }
   for (std::size_t i = 0; i < table.size(); ++i) {
     if (options[i]->count() == 0) continue;
     if (const std::string message = check_option(table[i], values[i]); !message.empty()) {
@@ -364,6 +406,17 @@ int main(int argc, char** argv) {
       return kCannotRun;
     }
     mpi.version = std::string("not runnable: ") + e.what();
+  }
+  if (preload) {
+    try {
+      request.preload = preload_library(mpiexec, mpi, program.front());
+    } catch (const UsageError& e) {
+      std::cerr << "flexrun: " << e.what() << "\n";
+      return kUsageError;
+    } catch (const std::exception& e) {
+      std::cerr << "flexrun: --preload: " << e.what() << "\n";
+      return kCannotRun;
+    }
   }
   flexrun::Host host;
   host.cores = std::max(1u, std::thread::hardware_concurrency());
