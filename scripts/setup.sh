@@ -11,6 +11,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config git ccache
+  # Fortran: the flexmpi and flexmpi_f08 modules, their examples and the Fortran Jacobi
+  gfortran
   # static checks of scripts/lint.sh (format, function size)
   clang-format clang-tidy
   # MPI: Open MPI is the reference (spawning works); MPICH is tested too
@@ -20,6 +22,8 @@ packages=(
   libgsl-dev libglpk-dev libhwloc-dev libcminpack-dev libpugixml-dev
   # checkpoints: parallel HDF5 for each MPI, h5dump, h5py to read them in tests
   libhdf5-openmpi-dev libhdf5-mpich-dev hdf5-tools python3-h5py
+  # the PMPI test of an mpi4py program (its blocking receive is MPI time)
+  python3-mpi4py
   # DRUM's link capacity: the rate tc shapes a link to, read through rtnetlink
   libnl-route-3-dev
   # flexmpi-drum-config's capability benchmark (dgesv) and the Zoltan example of DRUM

@@ -14,6 +14,10 @@
 
 extern "C" {
 MPI_Comm XMPI_COMM_WORLD = MPI_COMM_NULL;
+/// XMPI_COMM_WORLD's Fortran handle: the XMPI_COMM_WORLD variable of the
+/// Fortran modules (src/fortran/) is bound to it, so it is current whenever
+/// XMPI_COMM_WORLD is, from MPI_Init on. -1 until then.
+MPI_Fint flexmpi_f_comm_world = -1;
 }
 
 namespace flexmpi {
@@ -34,6 +38,7 @@ Context::Context(const std::string& log_level, MPI_Comm world) {
 
 Context::~Context() {
   if (XMPI_COMM_WORLD != MPI_COMM_NULL) PMPI_Comm_free(&XMPI_COMM_WORLD);
+  flexmpi_f_comm_world = MPI_Comm_c2f(MPI_COMM_NULL);
   if (library_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&library_comm_);
 }
 
@@ -41,6 +46,7 @@ void Context::rebind(MPI_Comm library, MPI_Comm world, const std::string& label)
   ++generation_;
   library_comm_ = library;
   XMPI_COMM_WORLD = world;
+  flexmpi_f_comm_world = MPI_Comm_c2f(world);
   check_mpi(PMPI_Comm_rank(library, &rank_), "MPI_Comm_rank");
   check_mpi(PMPI_Comm_size(library, &size_), "MPI_Comm_size");
   log_->set_pattern("[flexmpi " + (label.empty() ? std::to_string(rank_) : label) + "] %v");
