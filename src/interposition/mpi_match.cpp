@@ -47,8 +47,9 @@ bool same_abi(const char* version) {
 // Runs when the library is loaded, before main, whichever binding (C or
 // Fortran) the program will initialise MPI through: its MPI dependency is
 // loaded by then, and MPI_Get_library_version reaches the MPI that the
-// program's own calls (and the wrappers' PMPI calls) will reach.
-__attribute__((constructor)) void refuse_other_mpi() {
+// program's own calls (and the wrappers' PMPI calls) will reach. Priority
+// 101, the first a program may use: before the library's static objects.
+__attribute__((constructor(101))) void refuse_other_mpi() {
   static char version[16384];
   int length = 0;
   if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return;
