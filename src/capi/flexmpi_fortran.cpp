@@ -197,11 +197,14 @@ int flexmpi_f_unregister(FortranStructure* s) {
 }
 
 // Unregisters (if registered) and frees the structure; *handle becomes NULL.
+// A removed process, and any after MPI_Finalize, follow nothing any more:
+// what the runtime refuses to unregister there is the application's already.
 int flexmpi_f_free(FortranStructure** handle) {
   return guarded([&] {
     FortranStructure* s = *handle;
     if (s == nullptr) return XMPI_SUCCESS;
-    if (s->registered) check(flexmpi_f_unregister(s));
+    const bool followed = XMPI_COMM_WORLD != MPI_COMM_NULL;
+    if (s->registered && followed) check(flexmpi_f_unregister(s));
     free_buffers(*s);
     delete s;
     *handle = nullptr;
