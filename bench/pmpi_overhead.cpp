@@ -2,6 +2,8 @@
 // add to one MPI call, measured as MPI_X (flexmpi's wrapper) minus PMPI_X (the
 // MPI library itself) on the same call in the same run; plus the bookkeeping
 // cost of one monitored iteration (XMPI_Monitor_iter_begin + end, thesis 4.2).
+// Beside it, the floor: two reads of the wrappers' timer (IntervalTimer), which
+// a wrapped call cannot do without; "x floor" is the added cost over it.
 //
 // Each repetition times one batch of calls through MPI_X and one through
 // PMPI_X back to back, alternating which goes first so slow drifts of a shared
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "flexmpi.h"
+#include "util/clock.hpp"
 
 namespace {
 
@@ -131,15 +134,16 @@ int main(int argc, char** argv) {
 
   // One slot per measured operation; a rank sends -1 for what it did not run
   // (only ranks 0 and 1 run the ping-pong).
-  enum Slot { kBarrier, kAllreduce, kPingPong, kMonitor, kSlots };
+  enum Slot { kFloor, kBarrier, kAllreduce, kSendProcNull, kTestNull, kPingPong, kMonitor, kSlots };
   struct RowInfo {
     const char* name;
     int wrapped_calls;  // wrapped MPI calls per timed op
   };
-  static constexpr RowInfo kRows[kSlots] = {{"MPI_Barrier(MPI_COMM_SELF)", 1},
-                                            {"MPI_Allreduce(1 double, SELF)", 1},
-                                            {"MPI_Send+MPI_Recv 8 B round trip", 4},
-                                            {"XMPI_Monitor_iter_begin+end", 1}};
+  static constexpr RowInfo kRows[kSlots] = {
+      {"two timer reads (the floor)", 1}, {"MPI_Barrier(MPI_COMM_SELF)", 1},
+      {"MPI_Allreduce(1 int, SELF)", 1},  {"MPI_Send(MPI_PROC_NULL)", 1},
+      {"MPI_Test(MPI_REQUEST_NULL)", 1},  {"MPI_Send+MPI_Recv 8 B round trip", 4},
+      {"XMPI_Monitor_iter_begin+end", 1}};
   constexpr int kFields = 5;
   std::vector<double> mine(kSlots * kFields, -1.0);
   auto store = [&](Slot slot, const Summary& s) {
@@ -147,30 +151,50 @@ int main(int argc, char** argv) {
     std::copy(fields, fields + kFields, mine.begin() + slot * kFields);
   };
   const int calls = options.batch;
-  double value = 1.0, result = 0.0;
+  int value = 1, result = 0;
 
-  PMPI_Barrier(XMPI_COMM_WORLD);
-  store(kBarrier, compare(
-                      options, calls,
-                      [](int n) {
-                        for (int i = 0; i < n; ++i) MPI_Barrier(MPI_COMM_SELF);
-                      },
-                      [](int n) {
-                        for (int i = 0; i < n; ++i) PMPI_Barrier(MPI_COMM_SELF);
-                      }));
-  PMPI_Barrier(XMPI_COMM_WORLD);
-  store(kAllreduce, compare(
-                        options, calls,
-                        [&](int n) {
-                          for (int i = 0; i < n; ++i) {
-                            MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
-                          }
-                        },
-                        [&](int n) {
-                          for (int i = 0; i < n; ++i) {
-                            PMPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
-                          }
-                        }));
+  // The floor: the wrappers' two timer reads against an empty loop.
+  const flexmpi::IntervalTimer timer;
+  store(kFloor, compare(
+                    options, calls,
+                    [&](int n) {
+                      for (int i = 0; i < n; ++i) {
+                        std::uint64_t start = timer.now(), end = timer.now();
+                        asm volatile("" : "+r"(start), "+r"(end)::"memory");
+                      }
+                    },
+                    [](int n) {
+                      for (int i = 0; i < n; ++i) asm volatile("" ::: "memory");
+                    }));
+  // One wrapped call of each kind against its PMPI_X.
+  auto store_call = [&](Slot slot, auto&& call) {
+    PMPI_Barrier(XMPI_COMM_WORLD);
+    store(slot, compare(
+                    options, calls,
+                    [&](int n) {
+                      for (int i = 0; i < n; ++i) call(true);
+                    },
+                    [&](int n) {
+                      for (int i = 0; i < n; ++i) call(false);
+                    }));
+  };
+  store_call(kBarrier, [](bool wrapped) {
+    return wrapped ? MPI_Barrier(MPI_COMM_SELF) : PMPI_Barrier(MPI_COMM_SELF);
+  });
+  store_call(kAllreduce, [&](bool wrapped) {
+    return wrapped ? MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF)
+                   : PMPI_Allreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+  });
+  store_call(kSendProcNull, [&](bool wrapped) {
+    return wrapped ? MPI_Send(&value, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_SELF)
+                   : PMPI_Send(&value, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_SELF);
+  });
+  store_call(kTestNull, [](bool wrapped) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    int done = 0;
+    return wrapped ? MPI_Test(&request, &done, MPI_STATUS_IGNORE)
+                   : PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  });
 
   const int trips = std::max(1, calls / 10);
   PMPI_Barrier(XMPI_COMM_WORLD);
@@ -228,21 +252,24 @@ int main(int argc, char** argv) {
         "medians\n",
         size, options.repetitions, calls, trips);
     std::printf("MPI_Barrier resolves to %s\n", barrier_provider().c_str());
-    std::printf("%-34s %4s %10s %10s %10s %17s %9s\n", "operation", "rank", "MPI_X ns", "PMPI_X ns",
-                "added ns", "added p25..p75", "per call");
+    std::printf("%-34s %4s %10s %10s %10s %17s %9s %8s\n", "operation", "rank", "MPI_X ns",
+                "PMPI_X ns", "added ns", "added p25..p75", "per call", "x floor");
     for (int slot = 0; slot < kSlots; ++slot) {
       for (int p = 0; p < size; ++p) {
         const double* v = &all[(static_cast<std::size_t>(p) * kSlots + slot) * kFields];
         if (v[0] < 0) continue;
-        std::printf("%-34s %4d %10.1f %10.1f %10.1f %8.1f..%-8.1f %9.1f\n", kRows[slot].name, p,
-                    v[0], v[1], v[2], v[3], v[4], v[2] / kRows[slot].wrapped_calls);
+        const double floor = all[static_cast<std::size_t>(p) * kSlots * kFields + 2];
+        const double per_call = v[2] / kRows[slot].wrapped_calls;
+        std::printf("%-34s %4d %10.1f %10.1f %10.1f %8.1f..%-8.1f %9.1f %8.2f\n", kRows[slot].name,
+                    p, v[0], v[1], v[2], v[3], v[4], per_call, per_call / floor);
       }
     }
     std::printf(
-        "added = median over repetitions of (MPI_X - PMPI_X), the two timed back to back.\n"
+        "added = median over repetitions of (MPI_X - PMPI_X), the two timed back to back;\n"
+        "x floor = per call / the floor's added (two timer reads, the least a timed call costs).\n"
         "Round trip: 4 wrapped calls (Send and Recv on each rank), per call = added / 4; part of\n"
         "a wrapper's work overlaps the wait for the peer, so added / 2 bounds it per message.\n"
-        "XMPI_Monitor_iter_begin+end: the PMPI_X column is an empty loop.\n");
+        "Floor and XMPI_Monitor_iter_begin+end: the PMPI_X column is an empty loop.\n");
   }
   MPI_Finalize();
   return 0;

@@ -7,6 +7,7 @@
 
 #include "flexmpi/error.hpp"
 #include "machine/powers.hpp"
+#include "util/caller_state.hpp"
 #include "util/clock.hpp"
 
 namespace flexmpi {
@@ -108,7 +109,8 @@ IterationSample Monitor::end(std::span<long long> counts) {
   // (and, with several ranks per core, its real work's preemptions) would
   // read as a shared PE. Its computation is still wall - MPI.
   if (hook_ != nullptr && hook_->reports_cpu_as_wall()) sample.cpu = sample.wall;
-  // With MPI_THREAD_MULTIPLE other threads' MPI time counts too: never more than the wall.
+  // The MPI time is the time any thread was inside MPI (CommProfile::mpi_seconds), within
+  // the wall time but for the two clocks' reads: min() keeps their rounding out.
   sample.mpi = std::min(stopwatch_.mpi(), sample.wall);
   sample.metric = metric_.metric_value(counts_);
   open_ = false;
@@ -124,6 +126,18 @@ IterationSample Monitor::end(std::span<long long> counts) {
     counts[i] = counts_[requested_[i]];
   }
   return sample;
+}
+
+void Monitor::end_stretch() {
+  const PreservedCallerState caller;
+  if (hook_ != nullptr) hook_->before_communication(stopwatch_.computation());
+  if (reads_stretches_) computation_cpu_ += cpu_seconds() - stretch_cpu_start_;
+}
+
+void Monitor::start_stretch() {
+  const PreservedCallerState caller;
+  if (reads_stretches_) stretch_cpu_start_ = cpu_seconds();
+  if (hook_ != nullptr) hook_->computation_starts();
 }
 
 double Monitor::cpu_share() const {

@@ -45,16 +45,17 @@ class Monitor {
   /// (IterationSample::computation_cpu).
   /// An MPI call made inside another (an MPI library's own use of its
   /// interface) neither ends nor starts a stretch.
+  /// Both run inside the application's MPI calls: cheap when no iteration
+  /// is open or nothing reads the stretches, and leaving the caller's
+  /// floating-point flags and errno as they were when something does.
   void before_communication() {
     if (!on_iteration_thread() || mpi_depth_++ > 0) return;
-    if (hook_ != nullptr) hook_->before_communication(stopwatch_.computation());
-    if (reads_stretches_) computation_cpu_ += cpu_seconds() - stretch_cpu_start_;
+    if (hook_ != nullptr || reads_stretches_) end_stretch();
   }
   /// The application's MPI call returns: a stretch of computation starts.
   void after_communication() {
     if (!on_iteration_thread() || mpi_depth_ == 0 || --mpi_depth_ > 0) return;
-    if (reads_stretches_) stretch_cpu_start_ = cpu_seconds();
-    if (hook_ != nullptr) hook_->computation_starts();
+    if (hook_ != nullptr || reads_stretches_) start_stretch();
   }
 
   [[nodiscard]] bool iteration_open() const { return open_; }
@@ -88,6 +89,9 @@ class Monitor {
     return open_.load(std::memory_order_relaxed) &&
            iteration_thread_.load(std::memory_order_relaxed) == std::this_thread::get_id();
   }
+  // The hook and the CPU clock where a stretch of computation ends and starts.
+  void end_stretch();
+  void start_stretch();
   // c_n and CAF_n of the node over the interval that ends (DRUM 3.1.2.2).
   void measure_network(ProcessInterval& finished);
 

@@ -36,9 +36,9 @@ std::unique_lock<std::mutex> CommProfile::guard() const {
 }
 
 void CommProfile::record(MpiOp op, int comm_size, std::uint64_t sent, std::uint64_t received,
-                         double seconds) noexcept {
+                         std::uint64_t ticks) noexcept {
   const auto lock = guard();
-  add(op, comm_size, {1, sent, received, seconds});
+  add(op, comm_size, {1, sent, received, ticks});
 }
 
 void CommProfile::forget_freed(MPI_Comm comm, void* profile) noexcept {
@@ -47,31 +47,52 @@ void CommProfile::forget_freed(MPI_Comm comm, void* profile) noexcept {
   self->shapes_.forget(comm);
 }
 
-OpStats CommProfile::totals() const noexcept {
+double CommProfile::mpi_seconds() const noexcept {
   const auto lock = guard();
-  return totals_;
+  std::uint64_t ticks = mpi_ticks_;
+  if (threads_inside_ > 0) {
+    const std::uint64_t now = timer_.now();
+    if (now > mpi_since_) ticks += now - mpi_since_;
+  }
+  return timer_.seconds(ticks);
 }
 
-void CommProfile::add(MpiOp op, int comm_size, const OpStats& call) noexcept {
-  totals_ += call;
+OpStats CommProfile::stats(const Tally& tally) const noexcept {
+  return {tally.calls, tally.bytes_sent, tally.bytes_received, timer_.seconds(tally.ticks)};
+}
+
+OpStats CommProfile::totals() const noexcept {
+  const auto lock = guard();
+  Tally sum;
+  for (const auto& rows : table_) {
+    for (const Row& row : rows) sum += row.tally;
+  }
+  return stats(sum);
+}
+
+void CommProfile::add(MpiOp op, int comm_size, const Tally& call) noexcept {
   auto& rows = table_[static_cast<std::size_t>(op)];
-  for (OpRecord& row : rows) {
+  for (Row& row : rows) {
     if (row.comm_size == comm_size) {
-      row.stats += call;
+      row.tally += call;
       return;
     }
   }
   try {
-    rows.push_back({op, comm_size, call});
+    rows.push_back({comm_size, call});
   } catch (...) {
-    // Out of memory while profiling: the totals above still hold the call.
+    // Out of memory while profiling: the call is lost from the rows, not the MPI time.
   }
 }
 
 std::vector<OpRecord> CommProfile::records() const {
   const auto lock = guard();
   std::vector<OpRecord> all;
-  for (const auto& rows : table_) all.insert(all.end(), rows.begin(), rows.end());
+  for (std::size_t op = 0; op < kMpiOpCount; ++op) {
+    for (const Row& row : table_[op]) {
+      all.push_back({static_cast<MpiOp>(op), row.comm_size, stats(row.tally)});
+    }
+  }
   return all;
 }
 

@@ -124,7 +124,7 @@ bool write_profile_report(const CommProfile& profile, double wall_seconds, MPI_C
   PMPI_Comm_size(comm, &size);
   const OpStats totals = profile.totals();
   const std::array<double, kProcessFields> mine = {
-      wall_seconds, totals.seconds, static_cast<double>(totals.calls),
+      wall_seconds, profile.mpi_seconds(), static_cast<double>(totals.calls),
       static_cast<double>(totals.bytes_sent), static_cast<double>(totals.bytes_received)};
   std::vector<double> processes(rank == 0 ? kProcessFields * static_cast<std::size_t>(size) : 0);
   check_mpi(PMPI_Gather(mine.data(), kProcessFields, MPI_DOUBLE, processes.data(), kProcessFields,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
 #include <thread>
@@ -48,11 +49,11 @@ TEST(CommProfile, EmptyProfile) {
 
 TEST(CommProfile, RecordsOneRowPerOperationAndCommSize) {
   CommProfile profile;
-  profile.record(MpiOp::Send, 2, 80, 0, 0.5);
-  profile.record(MpiOp::Send, 2, 16, 0, 0.25);
-  profile.record(MpiOp::Send, 4, 8, 0, 0.125);
-  profile.record(MpiOp::Recv, 2, 0, 40, 1.0);
-  profile.record(MpiOp::Wait, 0, 0, 0, 0.0625);
+  profile.record(MpiOp::Send, 2, 80, 0, 5000);
+  profile.record(MpiOp::Send, 2, 16, 0, 2500);
+  profile.record(MpiOp::Send, 4, 8, 0, 1250);
+  profile.record(MpiOp::Recv, 2, 0, 40, 10000);
+  profile.record(MpiOp::Wait, 0, 0, 0, 625);
 
   const auto rows = profile.records();
   ASSERT_EQ(rows.size(), 4u);
@@ -61,7 +62,7 @@ TEST(CommProfile, RecordsOneRowPerOperationAndCommSize) {
   EXPECT_EQ(send2->stats.calls, 2u);
   EXPECT_EQ(send2->stats.bytes_sent, 96u);
   EXPECT_EQ(send2->stats.bytes_received, 0u);
-  EXPECT_DOUBLE_EQ(send2->stats.seconds, 0.75);
+  EXPECT_DOUBLE_EQ(send2->stats.seconds, profile.timer().seconds(7500));
   const OpRecord* send4 = find(rows, MpiOp::Send, 4);
   ASSERT_NE(send4, nullptr);
   EXPECT_EQ(send4->stats.calls, 1u);
@@ -80,24 +81,74 @@ TEST(CommProfile, RecordsOneRowPerOperationAndCommSize) {
 
 TEST(CommProfile, TotalsSumEveryCall) {
   CommProfile profile;
-  profile.record(MpiOp::Allreduce, 3, 24, 24, 0.5);
-  profile.record(MpiOp::Bcast, 3, 0, 100, 0.25);
-  profile.record(MpiOp::Barrier, 3, 0, 0, 0.125);
+  profile.record(MpiOp::Allreduce, 3, 24, 24, 5000);
+  profile.record(MpiOp::Bcast, 3, 0, 100, 2500);
+  profile.record(MpiOp::Barrier, 3, 0, 0, 1250);
   const OpStats totals = profile.totals();
   EXPECT_EQ(totals.calls, 3u);
   EXPECT_EQ(totals.bytes_sent, 24u);
   EXPECT_EQ(totals.bytes_received, 124u);
-  EXPECT_DOUBLE_EQ(totals.seconds, 0.875);
-  EXPECT_DOUBLE_EQ(profile.mpi_seconds(), 0.875);
+  EXPECT_DOUBLE_EQ(totals.seconds, profile.timer().seconds(8750));
+  EXPECT_EQ(profile.mpi_seconds(), 0.0);  // rows only: no call was under way
+}
+
+// A wrapped call through the wrappers' path, on MPI_COMM_NULL (no MPI needed),
+// that lasts `seconds`.
+void timed_call(CommProfile& profile, MpiOp op, double seconds) {
+  const std::uint64_t start = profile.call_starts();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  profile.call_ends(
+      op, MPI_COMM_NULL, true, [](const CommShape&) { return CommProfile::Bytes{}; }, start);
+}
+
+// Two threads of one process inside MPI at once (MPI_THREAD_MULTIPLE): the
+// process's MPI time is the time at least one of them was inside, never
+// more than the wall time; the rows keep each call's own time.
+TEST(CommProfile, MpiTimeOfOverlappingThreadsCountsOnce) {
+  constexpr double kCall = 0.1;
+  CommProfile profile(true);
+  const double wall_start = wall_seconds();
+  std::thread other([&] { timed_call(profile, MpiOp::Recv, kCall); });
+  timed_call(profile, MpiOp::Recv, kCall);
+  other.join();
+  const double wall = wall_seconds() - wall_start;
+  EXPECT_LE(profile.mpi_seconds(), wall);
+  EXPECT_GE(profile.mpi_seconds(), kCall);
+  EXPECT_LT(profile.mpi_seconds(), 1.5 * kCall) << "the overlap was counted twice";
+  EXPECT_GE(profile.totals().seconds, 2 * kCall);
+  EXPECT_EQ(profile.totals().calls, 2u);
+}
+
+// An MPI call made inside another (an MPI library using its own interface)
+// adds nothing to the MPI time; a call under way counts up to now.
+TEST(CommProfile, NestedAndOpenCallsInMpiTime) {
+  constexpr double kStep = 0.02;
+  CommProfile profile;
+  const std::uint64_t outer = profile.call_starts();
+  std::this_thread::sleep_for(std::chrono::duration<double>(kStep));
+  timed_call(profile, MpiOp::Send, kStep);
+  std::this_thread::sleep_for(std::chrono::duration<double>(kStep));
+  const double while_inside = profile.mpi_seconds();
+  EXPECT_GE(while_inside, 3 * kStep);
+  profile.call_ends(
+      MpiOp::Wait, MPI_COMM_NULL, false, [](const CommShape&) { return CommProfile::Bytes{}; },
+      outer);
+  const double after = profile.mpi_seconds();
+  EXPECT_GE(after, while_inside);
+  EXPECT_LT(after, while_inside + kStep) << "the nested call was counted again";
+  EXPECT_GE(profile.totals().seconds, after + kStep);  // rows: outer + nested
+  std::this_thread::sleep_for(std::chrono::duration<double>(kStep));
+  EXPECT_EQ(profile.mpi_seconds(), after) << "no call under way: the MPI time stands still";
+  EXPECT_NE(find(profile.records(), MpiOp::Wait, 0), nullptr);  // a failed call: size 0
 }
 
 TEST(CommProfile, DifferenceKeepsOnlyWhatHappenedBetweenSnapshots) {
   CommProfile profile;
-  profile.record(MpiOp::Send, 2, 80, 0, 0.5);
-  profile.record(MpiOp::Barrier, 2, 0, 0, 0.25);
+  profile.record(MpiOp::Send, 2, 80, 0, 5000);
+  profile.record(MpiOp::Barrier, 2, 0, 0, 2500);
   const auto before = profile.records();
-  profile.record(MpiOp::Send, 2, 8, 0, 0.125);       // an existing row grows
-  profile.record(MpiOp::Allreduce, 2, 16, 16, 1.0);  // a new row appears
+  profile.record(MpiOp::Send, 2, 8, 0, 1250);          // an existing row grows
+  profile.record(MpiOp::Allreduce, 2, 16, 16, 10000);  // a new row appears
   const auto diff = profile_difference(profile.records(), before);
 
   ASSERT_EQ(diff.size(), 2u);  // the unchanged Barrier row is dropped
@@ -105,7 +156,7 @@ TEST(CommProfile, DifferenceKeepsOnlyWhatHappenedBetweenSnapshots) {
   ASSERT_NE(send, nullptr);
   EXPECT_EQ(send->stats.calls, 1u);
   EXPECT_EQ(send->stats.bytes_sent, 8u);
-  EXPECT_DOUBLE_EQ(send->stats.seconds, 0.125);
+  EXPECT_NEAR(send->stats.seconds, profile.timer().seconds(1250), 1e-15);
   const OpRecord* allreduce = find(diff, MpiOp::Allreduce, 2);
   ASSERT_NE(allreduce, nullptr);
   EXPECT_EQ(allreduce->stats.calls, 1u);
@@ -119,9 +170,9 @@ TEST(CommProfile, DifferenceKeepsOnlyWhatHappenedBetweenSnapshots) {
 
 TEST(CommProfile, DifferenceTellsCommSizesApart) {
   CommProfile profile;
-  profile.record(MpiOp::Allreduce, 2, 8, 8, 0.0);
+  profile.record(MpiOp::Allreduce, 2, 8, 8, 0);
   const auto before = profile.records();
-  profile.record(MpiOp::Allreduce, 4, 8, 8, 0.0);
+  profile.record(MpiOp::Allreduce, 4, 8, 8, 0);
   const auto diff = profile_difference(profile.records(), before);
   ASSERT_EQ(diff.size(), 1u);
   EXPECT_EQ(diff[0].comm_size, 4);
@@ -135,7 +186,7 @@ TEST(CommProfile, ThreadSafeProfileLosesNoCall) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&profile, t] {
-      for (int i = 0; i < kCalls; ++i) profile.record(MpiOp::Send, 2 + t % 2, 3, 1, 0.0);
+      for (int i = 0; i < kCalls; ++i) profile.record(MpiOp::Send, 2 + t % 2, 3, 1, 0);
     });
   }
   for (auto& thread : threads) thread.join();
@@ -156,7 +207,7 @@ TEST(CommProfile, ThreadSafeProfileCanBeReadWhileOthersRecord) {
   std::thread writer([&] {
     for (int size = 1; size <= 2000; ++size) {
       for (std::size_t op = 0; op < kMpiOpCount; ++op) {
-        profile.record(static_cast<MpiOp>(op), size, 1, 1, 0.0);
+        profile.record(static_cast<MpiOp>(op), size, 1, 1, 0);
       }
     }
     done = true;
