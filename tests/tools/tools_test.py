@@ -344,8 +344,8 @@ def flexrun_preload(args):
     expect("MPI_Allreduce" in text, f"the profile does not mention MPI_Allreduce:\n{text[:500]}")
 
 
-# Each MPI's name in flexrun's messages, its build option, launcher and compiler
-# (Debian's names, as CMakeLists.txt uses them), and its libflexmpi's file name.
+# Each MPI (by its FLEXMPI_MPI value): its name in flexrun's messages, its launcher and
+# compiler (Debian's names, as CMakeLists.txt uses them) and its libflexmpi's file name.
 MPIS = {"openmpi": ("Open MPI", "mpiexec.openmpi", "mpicc.openmpi", "libflexmpi.so.0"),
         "mpich": ("MPICH", "mpiexec.mpich", "mpicc.mpich", "libflexmpi_mpich.so.0")}
 # The CMake package and pkg-config module of each MPI's build (CMakeLists.txt, install).
@@ -731,22 +731,31 @@ def install(args):
     result = run([args.cmake, "--build", build], timeout=300)
     expect(result.returncode == 0, f"building a find_package({package}) project failed")
 
-    # 3. The README's examples, exactly as written there: a balanced loop in C
-    #    and the same in C++ with flexmpi.hpp alone (readme-examples).
+    # 3. The README's examples, exactly as written there: a balanced loop in C,
+    #    the same in C++ with flexmpi.hpp alone and in Fortran with the module
+    #    flexmpi (readme-examples; Fortran where the build has the modules).
     readme_programs = []
     with open(os.path.join(args.source_dir, "README.md")) as stream:
         readme = stream.read()
     examples = re.findall(r"<!-- readme-example: (\S+) -->\n```\w+\n(.*?)```", readme, re.S)
-    expect(sorted(name for name, _ in examples) == ["balanced_loop.c", "balanced_loop.cpp"],
-           f"README.md: expected the examples balanced_loop.c and .cpp, found {examples and [n for n, _ in examples]}")
+    expect(sorted(name for name, _ in examples) ==
+           ["balanced_loop.c", "balanced_loop.cpp", "balanced_loop.f90"],
+           f"README.md: expected the examples balanced_loop.c, .cpp and .f90, found {examples and [n for n, _ in examples]}")
+    if args.mpifort:
+        fortran_flags = run(["pkg-config", "--cflags", "--libs", f"{package}-fortran"], env=env)
+        expect(fortran_flags.returncode == 0, f"pkg-config --cflags --libs {package}-fortran failed")
+    compilers = {".c": ([args.mpicc], flags), ".cpp": ([args.mpicxx, "-std=c++20"], flags),
+                 ".f90": ([args.mpifort], args.mpifort and fortran_flags)}
     for name, code in examples:
+        compiler, compiler_flags = compilers[os.path.splitext(name)[1]]
+        if not compiler_flags:
+            continue
         source = os.path.join(args.workdir, name)
         with open(source, "w") as stream:
             stream.write(code)
         program = os.path.join(args.workdir, name.replace(".", "_"))
-        compiler = [args.mpicc] if name.endswith(".c") else [args.mpicxx, "-std=c++20"]
         result = run(compiler + ["-Wall", "-Werror", source, "-o", program]
-                     + shlex.split(flags.stdout) + ["-lm"], env=env)
+                     + shlex.split(compiler_flags.stdout) + ["-lm"], env=env)
         expect(result.returncode == 0, f"README.md's {name} does not build as written")
         readme_programs.append(program)
     for program in readme_programs:
@@ -754,6 +763,25 @@ def install(args):
                       program], env=mpi_environment(), timeout=300)
         expect(result.returncode == 0 and ": ok" in result.stdout,
                f"README.md's {os.path.basename(program)} did not run to 'ok'")
+
+    # 4. A Fortran CMake project with find_package -> flexmpi::flexmpi_fortran
+    #    (examples/fortran/balanced_loop_f08.f90: use mpi_f08, flexmpi_f08).
+    if args.mpifort:
+        fortran_build = os.path.join(args.workdir, "consumer-fortran-build")
+        shutil.rmtree(fortran_build, ignore_errors=True)
+        result = run([args.cmake, "-S",
+                      os.path.join(args.source_dir, "tests/tools/install_consumer_fortran"),
+                      "-B", fortran_build, f"-DCMAKE_PREFIX_PATH={prefix}",
+                      f"-DFLEXMPI_PACKAGE={package}", f"-DMPI_C_COMPILER={args.mpicc}",
+                      f"-DMPI_Fortran_COMPILER={args.mpifort}"], timeout=300)
+        expect(result.returncode == 0, f"configuring a Fortran find_package({package}) project failed")
+        result = run([args.cmake, "--build", fortran_build], timeout=300)
+        expect(result.returncode == 0, "building a project on flexmpi::flexmpi_fortran failed")
+        result = run([flexrun, "-n", "2", "--emulate-speed=1.0,0.5", "--sampling-interval=20",
+                      os.path.join(fortran_build, "consumer_f08")], env=mpi_environment(),
+                     timeout=300)
+        expect(result.returncode == 0 and ": ok" in result.stdout,
+               "the find_package(flexmpi) Fortran program did not run to 'ok'")
 
     # Both run on 2 ranks under the installed flexrun, with a trace.
     for program in (app, os.path.join(build, "consumer_c"), os.path.join(build, "consumer_cxx")):
@@ -838,6 +866,7 @@ def main():
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--mpicc", default="mpicc")
     parser.add_argument("--mpicxx", default="mpicxx")
+    parser.add_argument("--mpifort", default="", help="the Fortran modules are built: test them")
     parser.add_argument("--mpiexec", default="mpiexec")
     parser.add_argument("--update", action="store_true", help="readme-settings: rewrite docs/reference/settings.md")
     parser.add_argument("check", choices=sorted(CHECKS))
