@@ -6,11 +6,14 @@
 # a rotating order, so the drifts of a shared machine hit all alike; the
 # figures are medians of the loop times (time= of the --quiet line).
 #
-#   bench/fortran_balance.sh [--build-dir DIR] [--rounds N] [--size N] [--iterations N]
-# The build dir must hold flexmpi-jacobi and flexmpi-jacobi-fortran.
+#   bench/fortran_balance.sh [--build-dir DIR] [--mpiexec LAUNCHER] [--rounds N] [--size N]
+#                            [--iterations N]
+# The build dir must hold flexmpi-jacobi and flexmpi-jacobi-fortran; the
+# launcher is its MPI's (mpiexec.openmpi, the default, or mpiexec.mpich).
 set -euo pipefail
 
 build_dir=build
+mpiexec=mpiexec.openmpi
 rounds=5
 size=2000        # the demo's problem
 iterations=800
@@ -20,10 +23,11 @@ whole_number() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2' is invalid: expected 
 while (($#)); do
   case $1 in
     --build-dir) build_dir=${2:?--build-dir needs a value}; shift 2 ;;
+    --mpiexec) mpiexec=${2:?--mpiexec needs a value}; shift 2 ;;
     --rounds) whole_number "$1" "${2-}"; rounds=$2; shift 2 ;;
     --size) whole_number "$1" "${2-}"; size=$2; shift 2 ;;
     --iterations) whole_number "$1" "${2-}"; iterations=$2; shift 2 ;;
-    -h | --help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -43,7 +47,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 configurations=(c:static fortran:static c:balanced fortran:balanced)
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "each run: FLEXMPI_EMULATE_SPEED=$FLEXMPI_EMULATE_SPEED mpiexec.openmpi -n 2 PROGRAM" \
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "each run: FLEXMPI_EMULATE_SPEED=$FLEXMPI_EMULATE_SPEED $mpiexec -n 2 PROGRAM" \
      "--size $size --iterations $iterations --sampling-interval 25 --quiet [--static]"
 for ((round = 0; round < rounds; ++round)); do
   for ((k = 0; k < ${#configurations[@]}; ++k)); do
@@ -51,7 +56,7 @@ for ((round = 0; round < rounds; ++round)); do
     language=${configuration%%:*} mode=${configuration##*:}
     flag=()
     [[ $mode == static ]] && flag=(--static)
-    line=$(mpiexec.openmpi -n 2 "${programs[$language]}" --size "$size" --iterations "$iterations" \
+    line=$("$mpiexec" -n 2 "${programs[$language]}" --size "$size" --iterations "$iterations" \
       --sampling-interval 25 --quiet "${flag[@]}")
     echo "$configuration $line" | tee -a "$work/runs.txt"
   done
