@@ -47,16 +47,6 @@ void CommProfile::forget_freed(MPI_Comm comm, void* profile) noexcept {
   self->shapes_.forget(comm);
 }
 
-double CommProfile::mpi_seconds() const noexcept {
-  const auto lock = guard();
-  std::uint64_t ticks = mpi_ticks_;
-  if (threads_inside_ > 0) {
-    const std::uint64_t now = timer_.now();
-    if (now > mpi_since_) ticks += now - mpi_since_;
-  }
-  return timer_.seconds(ticks);
-}
-
 OpStats CommProfile::stats(const Tally& tally) const noexcept {
   return {tally.calls, tally.bytes_sent, tally.bytes_received, timer_.seconds(tally.ticks)};
 }
@@ -70,14 +60,7 @@ OpStats CommProfile::totals() const noexcept {
   return stats(sum);
 }
 
-void CommProfile::add(MpiOp op, int comm_size, const Tally& call) noexcept {
-  auto& rows = table_[static_cast<std::size_t>(op)];
-  for (Row& row : rows) {
-    if (row.comm_size == comm_size) {
-      row.tally += call;
-      return;
-    }
-  }
+void CommProfile::add_row(std::vector<Row>& rows, int comm_size, const Tally& call) noexcept {
   try {
     rows.push_back({comm_size, call});
   } catch (...) {

@@ -112,7 +112,16 @@ class CommProfile {
 
   /// Wall time since start-up during which at least one thread was inside a
   /// wrapped call, up to now; read by the monitor (a few times an iteration).
-  [[nodiscard]] double mpi_seconds() const noexcept;
+  [[nodiscard]] double mpi_seconds() const noexcept {
+    std::unique_lock lock(mutex_, std::defer_lock);  // guard(), inline: read every iteration
+    if (thread_safe_) lock.lock();
+    std::uint64_t ticks = mpi_ticks_;
+    if (threads_inside_ > 0) {
+      const std::uint64_t now = timer_.now();
+      if (now > mpi_since_) ticks += now - mpi_since_;
+    }
+    return timer_.seconds(ticks);
+  }
   /// Sum over all operations since start-up (seconds: the calls' summed times).
   [[nodiscard]] OpStats totals() const noexcept;
   /// All rows since start-up, in operation order.
@@ -148,7 +157,18 @@ class CommProfile {
     mpi_until_ = std::max(now, mpi_since_);
     mpi_ticks_ += mpi_until_ - mpi_since_;
   }
-  void add(MpiOp op, int comm_size, const Tally& call) noexcept;
+  // The call's row grows; a row's first call (out of line) adds the row.
+  void add(MpiOp op, int comm_size, const Tally& call) noexcept {
+    std::vector<Row>& rows = table_[static_cast<std::size_t>(op)];
+    for (Row& row : rows) {
+      if (row.comm_size == comm_size) {
+        row.tally += call;
+        return;
+      }
+    }
+    add_row(rows, comm_size, call);
+  }
+  static void add_row(std::vector<Row>& rows, int comm_size, const Tally& call) noexcept;
   [[nodiscard]] OpStats stats(const Tally& tally) const noexcept;
   /// Locked only when other threads may record (MPI_THREAD_MULTIPLE).
   [[nodiscard]] std::unique_lock<std::mutex> guard() const;
