@@ -20,6 +20,7 @@
 #include "redistribution/decomposition_state.hpp"
 #include "util/agreement.hpp"
 #include "util/clock.hpp"
+#include "util/output_file.hpp"
 #include "util/signal_flag.hpp"
 
 namespace flexmpi {
@@ -165,18 +166,7 @@ Decomposition Checkpointer::warm_decomposition(const checkpoint::Header& header)
 }
 
 void Checkpointer::check_destination() const {
-  const std::string& file = settings_.file;
-  struct stat status {};
-  if (::stat(file.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
-    throw Error(Errc::bad_config,
-                "FLEXMPI_CHECKPOINT='" + file + "' is not a regular file (a directory?)");
-  }
-  std::filesystem::path directory = std::filesystem::path(file).parent_path();
-  if (directory.empty()) directory = ".";
-  if (::access(directory.c_str(), W_OK | X_OK) != 0) {
-    throw Error(Errc::bad_config, "FLEXMPI_CHECKPOINT='" + file + "': cannot write in " +
-                                      directory.string() + ": " + std::strerror(errno));
-  }
+  check_output_destination({"FLEXMPI_CHECKPOINT", settings_.file, {}, {}, true}, Errc::bad_config);
 }
 
 void Checkpointer::register_record(const std::string& name, void* buffer, std::int64_t count,

@@ -80,7 +80,8 @@ class Checkpointer {
   [[nodiscard]] Restart read_restart_header() const;
   // Every rank's block for the restart, from the writers' speeds where the hosts are the same.
   [[nodiscard]] Decomposition warm_decomposition(const checkpoint::Header& header) const;
-  // Fails (on every process) unless FILE's directory exists and is writable.
+  // Fails (on every process) unless FILE can be written as FILE.partial and
+  // renamed into place (util/output_file's check_output_destination).
   void check_destination() const;
   // FILE.partial -> FILE, FILE -> FILE.prev (rank 0), agreed.
   void commit_partial() const;

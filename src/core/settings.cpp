@@ -464,6 +464,41 @@ std::vector<SettingDescriptor> make_settings() {
 
 }  // namespace
 
+std::vector<FileSetting> input_files(const Config& config) {
+  std::vector<FileSetting> files;
+  const auto add = [&](std::string_view setting, const std::string& path) {
+    if (!path.empty()) files.push_back({std::string(setting), path});
+  };
+  add("FLEXMPI_HOSTFILE", config.hostfile);
+  add("FLEXMPI_NODE_CLASSES", config.node_classes_file);
+  add("FLEXMPI_SCHEDULE", config.schedule_file);
+  add("FLEXMPI_RESOURCES", scenario_file(config.resources));
+  add("FLEXMPI_MACHINE_PROFILE", config.machine_profile_file);
+  add("FLEXMPI_PROFILE", config.work_profile_file);
+  add("FLEXMPI_DRUM_TOPOLOGY", config.drum_topology);
+  add("FLEXMPI_SLURM_JOIN", config.slurm_join);
+  if (const std::string& restart = config.checkpoint.restart_file; !restart.empty()) {
+    add("FLEXMPI_RESTART", restart);
+    add("FLEXMPI_RESTART", restart + ".prev");  // read where the file is damaged
+  }
+  return files;
+}
+
+std::vector<OutputSetting> output_files(const Config& config) {
+  std::vector<OutputSetting> files;
+  if (!config.trace.empty()) files.push_back({"FLEXMPI_TRACE", config.trace});
+  if (!config.report.empty() && config.report != "-") {
+    files.push_back({"FLEXMPI_REPORT", config.report});
+  }
+  if (const std::string& file = config.checkpoint.file; !file.empty()) {
+    // Written as FILE.partial, renamed to FILE; the one it replaces becomes
+    // FILE.prev. It may be the restart file: XMPI_Resume reads that first.
+    files.push_back(
+        {"FLEXMPI_CHECKPOINT", file, {file + ".partial", file + ".prev"}, "FLEXMPI_RESTART", true});
+  }
+  return files;
+}
+
 const std::vector<SettingDescriptor>& settings() {
   static const std::vector<SettingDescriptor> table = make_settings();
   return table;
@@ -527,6 +562,7 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
                             : "FLEXMPI_POLICY=amp needs a goal: set FLEXMPI_GOAL (seconds) or "
                               "FLEXMPI_GOAL_SPEEDUP (a fraction faster than the static run)");
   }
+  check_outputs(input_files(config), output_files(config), Errc::bad_config);
   return config;
 }
 

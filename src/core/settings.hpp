@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "util/output_file.hpp"
 
 namespace flexmpi {
 
@@ -40,9 +41,18 @@ void apply_setting(Config& config, const SettingDescriptor& setting, std::string
  * Reads every setting through `lookup` and validates it. `names_in_environment`
  * lists the FLEXMPI_* names present, so that a misspelt variable is an error
  * rather than silently ignored. Throws Error(Errc::bad_config) naming the
- * variable, the value and what is accepted, or the settings that do not go together.
+ * variable, the value and what is accepted, or the settings that do not go together,
+ * or an output that would destroy an input or another output or cannot be
+ * written (check_outputs).
  */
 Config load_config(const EnvLookup& lookup, const std::vector<std::string>& names_in_environment);
+
+/// The files the settings make flexmpi read, by setting (only those set).
+std::vector<FileSetting> input_files(const Config& config);
+
+/// The files the settings make flexmpi write, by setting (only those set;
+/// FLEXMPI_REPORT=- is standard error, no file).
+std::vector<OutputSetting> output_files(const Config& config);
 
 /// load_config over the process environment.
 Config load_config_from_environment();

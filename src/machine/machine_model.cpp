@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "flexmpi/error.hpp"
 
@@ -82,13 +83,22 @@ int single_root(const std::vector<NodeSpec>& specs, const std::vector<int>& pare
   return roots.front();
 }
 
-/// Appends the subtree of `spec` to `order` in postfix order (children left to right).
+/// Appends the subtree of `spec` to `order` in postfix order (children left to
+/// right). With a stack of its own: a chain of 10^6 nodes, one line each of a
+/// DRUM file, would overflow the call stack by recursion.
 void postfix(const std::vector<NodeSpec>& specs, const NameIndex& index, int spec,
              std::vector<int>& order) {
-  for (const std::string& child : specs[spec].children) {
-    postfix(specs, index, index.at(child), order);
+  std::vector<std::pair<int, std::size_t>> pending = {{spec, 0}};  // node, next child
+  while (!pending.empty()) {
+    const auto [node, next] = pending.back();
+    if (next < specs[node].children.size()) {
+      ++pending.back().second;
+      pending.emplace_back(index.at(specs[node].children[next]), 0);
+    } else {
+      order.push_back(node);
+      pending.pop_back();
+    }
   }
-  order.push_back(spec);
 }
 
 }  // namespace

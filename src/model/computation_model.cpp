@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "flexmpi/error.hpp"
+#include "util/json_keys.hpp"
 #include "util/number_range.hpp"
 #include "util/statistics.hpp"
 #include "util/text_file.hpp"
@@ -121,9 +122,11 @@ WorkProfile WorkProfile::parse(std::istream& in, std::string_view source) {
     const LineReader reader(source, line);
     json record;
     try {
-      record = json::parse(text);
+      record = parse_json_with_unique_keys(text);
     } catch (const json::exception& error) {
       reader.fail("(line)", std::string("not valid JSON: ") + error.what());
+    } catch (const DuplicateJsonKey& duplicate) {
+      reader.fail(duplicate.key, std::string(kDuplicateJsonKeyWhat));
     }
     // A checkpoint's record says when one was written: no interval.
     if (record.is_object() && record.contains("checkpoint")) continue;

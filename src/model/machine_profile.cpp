@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "flexmpi/error.hpp"
+#include "util/json_keys.hpp"
 #include "util/number_range.hpp"
 #include "util/text_file.hpp"
 
@@ -302,9 +303,11 @@ MachineProfile load_machine_profile(const std::string& path) {
       read_text_file(path, "machine profile (FLEXMPI_MACHINE_PROFILE)", Errc::bad_config);
   json document;
   try {
-    document = json::parse(text);
+    document = parse_json_with_unique_keys(text);
   } catch (const json::exception& error) {
     throw Error(Errc::bad_config, "machine profile " + path + ": not valid JSON: " + error.what());
+  } catch (const DuplicateJsonKey& duplicate) {
+    Reader(path).fail(duplicate.key, std::string(kDuplicateJsonKeyWhat));
   }
   return parse_machine_profile(document, path);
 }

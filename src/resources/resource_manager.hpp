@@ -135,6 +135,9 @@ class HostfileResources final : public ResourceManager {
 /// "hostfile", "scenario:FILE" (the file parsed) or "slurm" (inside a Slurm
 /// job: its environment read): Error(bad_config) otherwise.
 void validate_resources_setting(std::string_view value);
+
+/// The FILE of FLEXMPI_RESOURCES=scenario:FILE; empty for another value.
+[[nodiscard]] std::string scenario_file(std::string_view value);
 /// The backend FLEXMPI_RESOURCES (`setting`) names. hostfile: FLEXMPI_HOSTFILE
 /// (empty: none); initial_hosts: the host of each process mpiexec started
 /// (rank order). Takes the two settings, not the Config, so that resources/

@@ -75,6 +75,11 @@ TEST(ComputationModel, BadProfilesNameFileLineAndKey) {
                "key 'metric_count'");
   expect_error(R"({"interval":0,"iterations":1,"metric_count":[1,2],"partition":[1]})",
                "key 'partition'");
+  // A key twice in a record: which interval is meant? (the parser kept the last)
+  expect_error(R"({"interval":0,"interval":5,"iterations":1,"metric_count":[1]})",
+               "trace.jsonl:1: key 'interval': given twice in one object");
+  // The same key in two objects is no duplicate.
+  EXPECT_NO_THROW(parse(R"({"interval":0,"iterations":1,"metric_count":[1],"x":{"interval":1}})"));
   // A static run's trace has no partition: the totals are all a profile needs.
   EXPECT_TRUE(parse(R"({"interval":0,"iterations":1,"metric_count":[1,2]})").find(0)->rows.empty());
   try {

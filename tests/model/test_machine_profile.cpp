@@ -166,6 +166,24 @@ TEST(MachineProfile, BadJson) {
   expect_error(write("bad.json", "{\"format\": "), "not valid JSON");
 }
 
+// JSON allows a key twice in an object and the parser kept the last value:
+// "gamma":1e300 then "gamma":3e-11 loaded as 3e-11 without a word.
+TEST(MachineProfile, ADuplicateKeyIsRefusedByItsPath) {
+  std::string text = good().dump();
+  const std::string gamma = "\"gamma\":";
+  text.insert(text.find(gamma), gamma + "1e300,");
+  expect_error(write("duplicate_gamma.json", text),
+               "key 'network.gamma': given twice in one object");
+  text = good().dump();
+  const std::string up_to = "\"up_to\":8388608";
+  text.insert(text.find(up_to), up_to + ",");
+  expect_error(write("duplicate_up_to.json", text),
+               "key 'network.intra_node.bands[1].up_to': given twice");
+  text = good().dump();
+  text.insert(text.rfind('}'), ",\"format\":\"flexmpi-machine-profile\"");
+  expect_error(write("duplicate_format.json", text), "key 'format': given twice");
+}
+
 TEST(MachineProfile, MissingKey) {
   nlohmann::json document = good();
   document["network"].erase("gamma");

@@ -409,9 +409,19 @@ TEST(Config, AmpNeedsExactlyOneGoal) {
 TEST(Config, PathSettingsAcceptPathsAndRejectEmpty) {
   EXPECT_EQ(load_one("FLEXMPI_TRACE", "run.jsonl").trace, "run.jsonl");
   EXPECT_EQ(load_one("FLEXMPI_REPORT", "-").report, "-");
-  EXPECT_EQ(load_one("FLEXMPI_REPORT", "out/profile.json").report, "out/profile.json");
+  const std::string in_a_directory = ::testing::TempDir() + "profile.json";
+  EXPECT_EQ(load_one("FLEXMPI_REPORT", in_a_directory).report, in_a_directory);
   expect_rejected("FLEXMPI_TRACE", "");
   expect_rejected("FLEXMPI_REPORT", "");
+  // An output's directory must exist: checked before any work.
+  try {
+    (void)load_one("FLEXMPI_REPORT", "no-such-directory/profile.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_REPORT='no-such-directory/profile.json': cannot open "
+                                    "for writing (No such file or directory) in its directory "
+                                    "'no-such-directory'"));
+  }
 }
 
 // The collective watchdog's timeout and what lost output does (issue 34).

@@ -104,6 +104,31 @@ TEST(Hostfile, DuplicateHostIsAnErrorOnItsSecondLine) {
   expect_malformed("a:C1:2\n  a :C1:2\n", "cluster.txt:2:", "'a'");
 }
 
+// A 1,000,000-byte host name was accepted. What a host name can be: at most
+// 253 bytes, labels of 1 to 63 letters, digits, '-' or '_' between dots.
+TEST(Hostfile, HostNamesAreWhatAHostNameCanBe) {
+  const std::string label(63, 'a');
+  const std::string longest = label + "." + label + "." + label + "." + std::string(61, 'b');
+  ASSERT_EQ(longest.size(), 253u);
+  EXPECT_EQ(parse_hostfile(longest + ":C1:1\nnode-01.cluster_a:C1:1\n", "cluster.txt")[0].hostname,
+            longest);
+  try {
+    parse_hostfile(std::string(1'000'000, 'a') + ":C1:1\n", "cluster.txt");
+    ADD_FAILURE() << "a 1,000,000-byte host name was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cluster.txt:1: host name 'aaaa"));
+    EXPECT_THAT(e.what(), HasSubstr("... (1000000 bytes)' is too long: a host name has at most "
+                                    "253 bytes"));
+    EXPECT_LT(std::string(e.what()).size(), 300u);  // the name is not quoted whole
+  }
+  expect_malformed(longest + "b:C1:1\n", "cluster.txt:1:", "is too long");
+  expect_malformed(std::string(64, 'a') + ".b:C1:1\n",
+                   "cluster.txt:1:", "has a label longer than 63 bytes");
+  expect_malformed("a..b:C1:1\n", "cluster.txt:1:", "has an empty label");
+  expect_malformed("a b:C1:1\n", "cluster.txt:1:", "host name 'a b' holds ' '");
+  expect_malformed("a/b:C1:1\n", "cluster.txt:1:", "holds '/'");
+}
+
 TEST(Hostfile, FileWithoutNodesIsAnError) {
   expect_malformed("", "cluster.txt", "no node");
   expect_malformed("# only a comment\n\n   \n", "cluster.txt", "no node");

@@ -44,12 +44,14 @@
 #include <string>
 #include <vector>
 
+#include "core/settings.hpp"
 #include "flexmpi.h"
 #include "model/calibration.hpp"
 #include "model/comm_model.hpp"
 #include "model/machine_profile.hpp"
 #include "model/reconfiguration_cost.hpp"
 #include "routine_timing.hpp"
+#include "util/output_file.hpp"
 #include "util/statistics.hpp"
 
 namespace {
@@ -404,6 +406,28 @@ void calibrate_redistribution(flexmpi::MachineProfile& profile, bool quick) {
 // moves rows between them; the spawn phase alone runs on one process.
 int minimum_processes(const Options& options) { return options.only == "spawn" ? 1 : 2; }
 
+// --output is checked before anything is measured: a path that cannot be
+// written, or that is the file of an input (--link-from, a FLEXMPI_* file) or
+// of another output, would otherwise be found after minutes of measuring.
+bool output_writable(const Options& options) {
+  int writable = 1;
+  if (rank_ == 0) {
+    try {
+      const flexmpi::Config config = flexmpi::load_config_from_environment();
+      std::vector<flexmpi::FileSetting> inputs = flexmpi::input_files(config);
+      if (!options.link_from.empty()) inputs.push_back({"--link-from", options.link_from});
+      std::vector<flexmpi::OutputSetting> outputs = flexmpi::output_files(config);
+      outputs.push_back({"--output", options.output});
+      flexmpi::check_outputs(inputs, outputs, flexmpi::Errc::io_failure);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "flexmpi-calibrate: %s\n", error.what());
+      writable = 0;
+    }
+  }
+  MPI_Bcast(&writable, 1, MPI_INT, 0, XMPI_COMM_WORLD);
+  return writable == 1;
+}
+
 std::string library_version() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
@@ -454,6 +478,10 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  if (!output_writable(options)) {
+    MPI_Finalize();
+    return 2;
+  }
   const std::string version = library_version();
   const flexmpi::MpiLibrary library = flexmpi::detect_mpi_library(version);
   const bool all = options.only.empty();
@@ -495,10 +523,9 @@ int main(int argc, char** argv) {
     document["calibration_seconds"] = MPI_Wtime() - started;
     try {
       flexmpi::parse_machine_profile(document, options.output);  // what the loader will say
-      std::FILE* out = std::fopen(options.output.c_str(), "w");
-      if (out == nullptr) fail("cannot write " + options.output);
-      std::fprintf(out, "%s\n", document.dump(2).c_str());
-      std::fclose(out);
+      flexmpi::OutputFile out("--output", options.output);
+      out.append(document.dump(2) + "\n");
+      if (!out.close()) fail("--output='" + options.output + "' is not complete (see above)");
     } catch (const std::exception& error) {
       fail(error.what());
     }
