@@ -23,6 +23,18 @@ void require_pointer(const void* pointer, const char* argument) {
   }
 }
 
+// command of XMPI_Spawn / XMPI_Eval_reconfig: NULL is this program (the
+// C++ API's empty command); an empty string names no program at all.
+std::string spawn_command(const char* command) {
+  if (command == nullptr) return {};
+  if (*command == '\0') {
+    throw flexmpi::Error(flexmpi::Errc::invalid_argument,
+                         "command is an empty string: expected the program to spawn, or NULL "
+                         "for this program with its own arguments");
+  }
+  return command;
+}
+
 // node_class of XMPI_Spawn / XMPI_Remove: one class per process, or NULL.
 std::vector<std::string> node_classes(char* node_class[], int nprocs) {
   std::vector<std::string> classes;
@@ -238,7 +250,7 @@ int XMPI_Eval_reconfig(int rank, int nprocs, int it, int maxit, int* count, int*
     require_pointer(count, "count");
     require_pointer(displ, "displ");
     flexmpi::ReconfigureOptions options;
-    if (command != nullptr) options.command = command;
+    options.command = spawn_command(command);
     for (char** arg = argv; arg != nullptr && *arg != nullptr; ++arg)
       options.argv.emplace_back(*arg);
     const flexmpi::Partition block = flexmpi::eval_reconfig(
@@ -261,8 +273,7 @@ int XMPI_Spawn(const char* command, char* argv[], int nprocs, MPI_Info info, cha
     flexmpi::SpawnOptions options;
     // The thesis passes NULL (Fig. 4.13): read it as MPI_INFO_NULL.
     options.info = info == MPI_Info{} ? MPI_INFO_NULL : info;
-    flexmpi::spawn_processes(command != nullptr ? command : "", arguments, nprocs, classes,
-                             options);
+    flexmpi::spawn_processes(spawn_command(command), arguments, nprocs, classes, options);
     return XMPI_SUCCESS;
   });
 }

@@ -95,6 +95,11 @@ void AdaptationController::close_interval() {
   local.pack(packed);
   const int size = context_.size();
   std::vector<double> all(static_cast<std::size_t>(size) * ProcessInterval::kFieldCount);
+  // Ranks that monitor different numbers of iterations reach this exchange
+  // at different times, or never: named instead of blocking every rank.
+  await_every_rank(context_.library_comm(),
+                   {CollectiveCall::interval_end, monitor_.iterations_monitored()},
+                   config_.collective_timeout);
   check_mpi(PMPI_Allgather(packed.data(), ProcessInterval::kFieldCount, MPI_DOUBLE, all.data(),
                            ProcessInterval::kFieldCount, MPI_DOUBLE, context_.library_comm()),
             "MPI_Allgather (interval exchange)");
@@ -197,11 +202,20 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   if (interval_traced_) return state_.own_block();
   check_row_weights(weight);  // before the collective: only the caller's call fails
   // From here on the call is collective: a rank that does not come is named
-  // (and the job ended) instead of every other rank waiting forever.
-  await_every_rank(
-      context_.library_comm(),
-      {how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig, iteration},
-      config_.collective_timeout);
+  // (and the job ended) instead of every other rank waiting forever; ranks
+  // that passed different `it` are told, on every rank, before anything moves.
+  const CollectiveCall call =
+      how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig;
+  const ArrivalSpread spread =
+      await_every_rank(context_.library_comm(), {call, iteration}, config_.collective_timeout);
+  if (!spread.same()) {
+    throw Error(Errc::invalid_argument,
+                fmt::format("it differs between the ranks: rank {} passed {}, rank {} passed {}; "
+                            "every rank must pass the same it (the iteration just completed) to "
+                            "{}",
+                            spread.lowest_rank, spread.lowest, spread.highest_rank, spread.highest,
+                            call_name(call)));
+  }
   // A spawn or removal this interval splits the rows by these weights. Once
   // an interval, not every call: a copy of EpiGraph's 200,000 weights per
   // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,

@@ -35,6 +35,15 @@ Partition block_partition(int rank, int nprocs, int dsize) {
 
 namespace {
 
+// The runtime, for a call that a removed process may not make: it is no
+// longer part of the application and may only ask its status, its totals and
+// whether its blocks changed (ProcessManager::require_not_removed).
+Runtime& member_runtime() {
+  Runtime& runtime = Runtime::get();
+  runtime.processes().require_not_removed();
+  return runtime;
+}
+
 Partition to_partition(const RowBlock& block) {
   return {static_cast<int>(block.count), static_cast<int>(block.displ)};
 }
@@ -109,7 +118,7 @@ void note_own_rows(Runtime& runtime, std::int64_t rows) {
 }  // namespace
 
 Partition get_wsize(int rank, int nprocs, int dsize) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   block_partition(rank, nprocs, dsize);  // validates the arguments
   const Partition partition = to_partition(runtime.state().block_of(rank, nprocs, dsize));
   if (rank == runtime.rank() && nprocs == runtime.size()) note_own_rows(runtime, partition.count);
@@ -117,7 +126,7 @@ Partition get_wsize(int rank, int nprocs, int dsize) {
 }
 
 std::vector<Partition> get_decomposition(int nprocs, int dsize) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   std::vector<Partition> blocks;
   blocks.reserve(nprocs > 0 ? static_cast<std::size_t>(nprocs) : 0);
   for (int rank = 0; rank < std::max(nprocs, 1); ++rank) {
@@ -151,7 +160,7 @@ void require_buffer(const Runtime& runtime, void** data, std::int64_t size, Sche
 }  // namespace
 
 void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_vector");
   runtime.state().data().register_vector(data, size, type, scheme);
@@ -159,7 +168,7 @@ void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme s
 }
 
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   require_decomposition_size(runtime, size);
   require_buffer(runtime, data, size, scheme, "register_dense");
   runtime.state().data().register_dense(data, size, type, scheme);
@@ -168,7 +177,7 @@ void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme sc
 
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   require_decomposition_size(runtime, size);
   // The row pointers have an entry per row held (+1): NULL is only for none.
   require_buffer(runtime, reinterpret_cast<void**>(ia), size, scheme, "register_sparse (ia)");
@@ -177,7 +186,7 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
 }
 
 void unregister(const void* address) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   if (runtime.checkpoints().unregister_record(address)) return;
   runtime.state().data().unregister(address);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
@@ -185,8 +194,8 @@ void unregister(const void* address) {
 
 void redistribute_data(Partition old_block, Partition new_block) {
   const BlockChangeWatch watch;
-  Runtime::get().redistribute({old_block.count, old_block.displ},
-                              {new_block.count, new_block.displ});
+  member_runtime().redistribute({old_block.count, old_block.displ},
+                                {new_block.count, new_block.displ});
 }
 
 bool blocks_changed() { return Runtime::get().state().blocks_changed(); }
@@ -229,7 +238,7 @@ SpawnRequest spawn_request(const ReconfigureOptions& options) {
 // XMPI_Eval_reconfig: the same checks, one loop.
 Partition evaluate(int rank, int nprocs, int iteration, int max_iterations, Partition current,
                    std::span<const double> weight, const SpawnRequest* how) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   require_own(runtime, rank, nprocs);
   if (runtime.checkpoints().restart_pending()) {
     throw Error(Errc::bad_state,
@@ -284,38 +293,38 @@ void spawn_processes(const std::string& command, std::span<const std::string> ar
   request.info = options.info;
   request.batch = options.batch;
   const BlockChangeWatch watch;
-  Runtime::get().processes().spawn(request);
+  member_runtime().processes().spawn(request);
 }
 
 void remove_processes(int nprocs, std::span<const std::string> node_classes) {
   const BlockChangeWatch watch;
-  Runtime::get().processes().remove(nprocs, node_classes);
+  member_runtime().processes().remove(nprocs, node_classes);
 }
 
 void remove_ranks(std::span<const int> ranks) {
   const BlockChangeWatch watch;
-  Runtime::get().processes().remove_ranks(ranks);
+  member_runtime().processes().remove_ranks(ranks);
 }
 
 int get_data() {
   const BlockChangeWatch watch;
-  return Runtime::get().processes().get_data();
+  return member_runtime().processes().get_data();
 }
 
 Partition send_data(int iteration) {
   const BlockChangeWatch watch;
-  return to_partition(Runtime::get().processes().send_data(iteration));
+  return to_partition(member_runtime().processes().send_data(iteration));
 }
 
 Partition reconfigure(const std::map<std::string, int>& processes, int iteration,
                       const ReconfigureOptions& options) {
   const BlockChangeWatch watch;
   return to_partition(
-      Runtime::get().processes().reconfigure(processes, iteration, spawn_request(options)));
+      member_runtime().processes().reconfigure(processes, iteration, spawn_request(options)));
 }
 
 int resume() {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
   if (runtime.processes().status() == ProcessStatus::newly_spawned) return get_data();
   const std::int64_t iteration = runtime.checkpoints().resume();
@@ -327,13 +336,13 @@ int resume() {
 }
 
 void write_checkpoint(int next_iteration) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
   runtime.checkpoints().write(next_iteration);
 }
 
 void register_record(const std::string& name, void* buffer, std::int64_t count, MPI_Datatype type) {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
   runtime.checkpoints().register_record(name, buffer, count, type);
 }
@@ -343,22 +352,22 @@ void set_work(double work_units) {
     throw Error(Errc::invalid_argument,
                 fmt::format("work_units={}: expected a finite number >= 0", work_units));
   }
-  Runtime::get().set_work(work_units);
+  member_runtime().set_work(work_units);
 }
 
 void monitor_begin(std::span<const std::string> events) {
-  Runtime::get().controller().begin_iteration(events, false);
+  member_runtime().controller().begin_iteration(events, false);
 }
 
 std::vector<long long> monitor_end() {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   std::vector<long long> counts(runtime.monitor().requested_event_count());
   runtime.controller().end_iteration(counts);
   return counts;
 }
 
 void monitor_si_init() {
-  Runtime& runtime = Runtime::get();
+  Runtime& runtime = member_runtime();
   if (runtime.monitor().iteration_open()) runtime.controller().end_iteration({});
   runtime.controller().begin_iteration({}, /*closed_by_evaluate=*/true);
 }

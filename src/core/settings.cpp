@@ -387,7 +387,8 @@ std::vector<SettingDescriptor> failure_settings() {
       {"FLEXMPI_COLLECTIVE_TIMEOUT", "collective-timeout", "300",
        "a number of seconds from 0 to 1000000 (0 = off)",
        "a flexmpi collective call (XMPI_Eval_*, XMPI_Redistribute_data, spawn, removal, data "
-       "hand-over) that waits this long for the other ranks ends the job (exit status 4), "
+       "hand-over, the exchange at a sampling interval's end) that waits this long for the other "
+       "ranks ends the job (exit status 4), "
        "naming the ranks that arrived, their call and iteration, and those that did not",
        [](Config& c, std::string_view v) {
          const double seconds = parse_real(v);

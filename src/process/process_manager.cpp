@@ -37,6 +37,8 @@ std::string op_name(int op) {
   }
 }
 
+constexpr const char* kRemovedMessage =
+    "this process was removed (XMPI_REMOVED): it may only call MPI_Finalize";
 }  // namespace
 
 ProcessManager::ProcessManager(const Config& config, Context& context, DecompositionState& state,
@@ -85,11 +87,12 @@ std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
 
 // ---- agreement and decisions -------------------------------------------------------
 
+void ProcessManager::require_not_removed() const {
+  if (status_ == ProcessStatus::removed) throw Error(Errc::bad_state, kRemovedMessage);
+}
+
 ProcessManager::Blocker ProcessManager::reconfiguration_blocker(bool needs_spawn_support) const {
-  if (status_ == ProcessStatus::removed) {
-    return {"this process was removed (XMPI_REMOVED): it may only call MPI_Finalize",
-            Errc::bad_state};
-  }
+  if (status_ == ProcessStatus::removed) return {kRemovedMessage, Errc::bad_state};
   if (needs_spawn_support) {
     if (auto reason = spawn_unsupported_reason()) return {*reason, Errc::unsupported};
   }

@@ -110,6 +110,9 @@ class ProcessManager {
   ProcessManager& operator=(const ProcessManager&) = delete;
 
   [[nodiscard]] ProcessStatus status() const { return status_; }
+  /// Throws Error(bad_state) on a removed process: it is no longer part of
+  /// the application, and may only ask its status and call MPI_Finalize.
+  void require_not_removed() const;
   /// Some process was spawned and has not received its data yet (XMPI_Get_data).
   [[nodiscard]] bool newcomers_pending() const;
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -21,26 +22,12 @@ constexpr int kGoTag = 4312;       // rank 0: every rank arrived
 constexpr int kReportTag = 4313;   // a rank that waited too long, to rank 0
 
 using Arrival = std::array<std::int64_t, 2>;  // call, iteration
+using Go = std::array<std::int64_t, 4>;       // ArrivalSpread: lowest, its rank, highest, its rank
 
-const char* call_name(CollectiveCall call) {
-  switch (call) {
-    case CollectiveCall::eval_lbalance:
-      return "XMPI_Eval_lbalance";
-    case CollectiveCall::eval_reconfig:
-      return "XMPI_Eval_reconfig";
-    case CollectiveCall::redistribute_data:
-      return "XMPI_Redistribute_data";
-    case CollectiveCall::spawn:
-      return "XMPI_Spawn";
-    case CollectiveCall::remove:
-      return "XMPI_Remove";
-    case CollectiveCall::hand_over_data:
-      return "XMPI_Send_data/XMPI_Get_data";
-    case CollectiveCall::reconfigure:
-      return "flexmpi::reconfigure";
-  }
-  return "a flexmpi call";
-}
+// What usually brings ranks to different calls at a sampling interval's end.
+constexpr const char* kIntervalEndCause =
+    " (usually ranks that monitor different numbers of iterations: a program that opens "
+    "iterations on some ranks only, or on two threads at once)";
 
 // Polls `done` until it holds (true) or `deadline` passes (false). The first
 // millisecond spins: in a run that works, the others are about to arrive and
@@ -96,17 +83,31 @@ std::string arrival_table(const std::vector<Arrival>& arrivals, const std::vecto
     (arrived[r] ? groups[arrivals[r]] : missing).push_back(static_cast<int>(r));
   }
   std::string text;
+  bool interval_end = false;
   for (const auto& [arrival, ranks] : groups) {
     const CollectivePosition position{static_cast<CollectiveCall>(arrival[0]), arrival[1]};
+    interval_end = interval_end || position.call == CollectiveCall::interval_end;
     text += (text.empty() ? "" : "; ") + rank_list(ranks) + " in " + describe(position);
   }
-  return text + "; " + rank_list(missing) +
-         " not arrived (elsewhere in the program: every rank must make the same flexmpi calls "
-         "in the same order)";
+  text += "; " + rank_list(missing) +
+          " not arrived (elsewhere in the program: every rank must make the same flexmpi calls "
+          "in the same order)";
+  return interval_end ? text + kIntervalEndCause : text;
 }
 
-void await_at_root(MPI_Comm comm, int size, const CollectivePosition& here,
-                   double timeout_seconds) {
+// The lowest and highest iteration of the arrivals, and the first rank at each.
+Go spread_of(const std::vector<Arrival>& arrivals) {
+  Go go = {arrivals[0][1], 0, arrivals[0][1], 0};
+  for (std::size_t r = 1; r < arrivals.size(); ++r) {
+    const std::int64_t iteration = arrivals[r][1];
+    if (iteration < go[0]) go = {iteration, static_cast<std::int64_t>(r), go[2], go[3]};
+    if (iteration > go[2]) go = {go[0], go[1], iteration, static_cast<std::int64_t>(r)};
+  }
+  return go;
+}
+
+Go await_at_root(MPI_Comm comm, int size, const CollectivePosition& here, double deadline,
+                 double timeout_seconds) {
   std::vector<Arrival> arrivals(static_cast<std::size_t>(size));
   arrivals[0] = {static_cast<std::int64_t>(here.call), here.iteration};
   std::vector<bool> arrived(static_cast<std::size_t>(size), false);
@@ -120,7 +121,7 @@ void await_at_root(MPI_Comm comm, int size, const CollectivePosition& here,
   int remaining = size - 1;
   bool asked = false;
   std::vector<int> completed(requests.size());
-  const bool everyone = poll_until(wall_seconds() + timeout_seconds, [&] {
+  const bool everyone = poll_until(deadline, [&] {
     int count = 0;
     check_mpi(PMPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count,
                             completed.data(), MPI_STATUSES_IGNORE),
@@ -139,36 +140,39 @@ void await_at_root(MPI_Comm comm, int size, const CollectivePosition& here,
     abort_job(comm, "a flexmpi collective call " + waited_text(timeout_seconds) + ": " +
                         arrival_table(arrivals, arrived));
   }
+  const Go spread = spread_of(arrivals);
   std::vector<MPI_Request> go(requests.size());
-  int nothing = 0;
   for (int r = 1; r < size; ++r) {
-    check_mpi(
-        PMPI_Isend(&nothing, 0, MPI_INT, r, kGoTag, comm, &go[static_cast<std::size_t>(r - 1)]),
-        "MPI_Isend (collective watchdog)");
+    check_mpi(PMPI_Isend(spread.data(), 4, MPI_INT64_T, r, kGoTag, comm,
+                         &go[static_cast<std::size_t>(r - 1)]),
+              "MPI_Isend (collective watchdog)");
   }
   check_mpi(PMPI_Waitall(static_cast<int>(go.size()), go.data(), MPI_STATUSES_IGNORE),
             "MPI_Waitall (collective watchdog)");
+  return spread;
 }
 
-void await_go(MPI_Comm comm, int rank, const CollectivePosition& here, double timeout_seconds) {
+Go await_go(MPI_Comm comm, int rank, const CollectivePosition& here, double deadline,
+            double timeout_seconds) {
   const Arrival arrival = {static_cast<std::int64_t>(here.call), here.iteration};
   MPI_Request sent = MPI_REQUEST_NULL, go = MPI_REQUEST_NULL;
   check_mpi(PMPI_Isend(arrival.data(), 2, MPI_INT64_T, 0, kArrivalTag, comm, &sent),
             "MPI_Isend (collective watchdog)");
-  int nothing = 0;
-  check_mpi(PMPI_Irecv(&nothing, 0, MPI_INT, 0, kGoTag, comm, &go),
+  Go spread{};
+  check_mpi(PMPI_Irecv(spread.data(), 4, MPI_INT64_T, 0, kGoTag, comm, &go),
             "MPI_Irecv (collective watchdog)");
   const auto arrived = [&] {
     int flag = 0;
     check_mpi(PMPI_Test(&go, &flag, MPI_STATUS_IGNORE), "MPI_Test (collective watchdog)");
     return flag != 0;
   };
-  if (poll_until(wall_seconds() + timeout_seconds, arrived)) {
+  if (poll_until(deadline, arrived)) {
     check_mpi(PMPI_Wait(&sent, MPI_STATUS_IGNORE), "MPI_Wait (collective watchdog)");
-    return;
+    return spread;
   }
   // Rank 0 knows who arrived: if it waits in a flexmpi call too, it reports
   // and ends the job; it is given a grace period to.
+  int nothing = 0;
   MPI_Request ask = MPI_REQUEST_NULL;
   check_mpi(PMPI_Isend(&nothing, 0, MPI_INT, 0, kReportTag, comm, &ask),
             "MPI_Isend (collective watchdog)");
@@ -179,11 +183,34 @@ void await_go(MPI_Comm comm, int rank, const CollectivePosition& here, double ti
   });
   abort_job(comm, fmt::format("rank {} in {} {}; rank 0 did not answer: it is not in a flexmpi "
                               "collective call (every rank must make the same flexmpi calls in "
-                              "the same order)",
-                              rank, describe(here), waited_text(timeout_seconds)));
+                              "the same order){}",
+                              rank, describe(here), waited_text(timeout_seconds),
+                              here.call == CollectiveCall::interval_end ? kIntervalEndCause : ""));
 }
 
 }  // namespace
+
+const char* call_name(CollectiveCall call) {
+  switch (call) {
+    case CollectiveCall::eval_lbalance:
+      return "XMPI_Eval_lbalance";
+    case CollectiveCall::eval_reconfig:
+      return "XMPI_Eval_reconfig";
+    case CollectiveCall::redistribute_data:
+      return "XMPI_Redistribute_data";
+    case CollectiveCall::spawn:
+      return "XMPI_Spawn";
+    case CollectiveCall::remove:
+      return "XMPI_Remove";
+    case CollectiveCall::hand_over_data:
+      return "XMPI_Send_data/XMPI_Get_data";
+    case CollectiveCall::reconfigure:
+      return "flexmpi::reconfigure";
+    case CollectiveCall::interval_end:
+      return "the exchange at the end of a sampling interval (XMPI_Monitor_iter_end/si_init)";
+  }
+  return "a flexmpi call";
+}
 
 std::string describe(const CollectivePosition& position) {
   const bool evaluation = position.call == CollectiveCall::eval_lbalance ||
@@ -194,17 +221,19 @@ std::string describe(const CollectivePosition& position) {
                      position.iteration);
 }
 
-void await_every_rank(MPI_Comm comm, const CollectivePosition& here, double timeout_seconds) {
-  if (timeout_seconds <= 0.0 || comm == MPI_COMM_NULL) return;
+ArrivalSpread await_every_rank(MPI_Comm comm, const CollectivePosition& here,
+                               double timeout_seconds) {
   int rank = 0, size = 1;
-  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
-  if (size == 1) return;
-  if (rank == 0) {
-    await_at_root(comm, size, here, timeout_seconds);
-  } else {
-    await_go(comm, rank, here, timeout_seconds);
+  if (comm != MPI_COMM_NULL) {
+    check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(PMPI_Comm_size(comm, &size), "MPI_Comm_size");
   }
+  if (size == 1) return {here.iteration, rank, here.iteration, rank};
+  const double deadline = timeout_seconds > 0.0 ? wall_seconds() + timeout_seconds
+                                                : std::numeric_limits<double>::infinity();
+  const Go go = rank == 0 ? await_at_root(comm, size, here, deadline, timeout_seconds)
+                          : await_go(comm, rank, here, deadline, timeout_seconds);
+  return {go[0], static_cast<int>(go[1]), go[2], static_cast<int>(go[3])};
 }
 
 }  // namespace flexmpi

@@ -8,6 +8,17 @@
  *   lbalance-skipped      the last rank skips XMPI_Eval_lbalance
  *   rank0-skips           rank 0 skips XMPI_Eval_lbalance
  *   redistribute-skipped  after the loop, rank 1 skips XMPI_Redistribute_data
+ *   iterations-differ     the last rank monitors two iterations per loop
+ *                         iteration and nobody evaluates: it reaches the end
+ *                         of its first sampling interval (inside
+ *                         XMPI_Monitor_iter_end) long before the others
+ *   iterations-differ-rank0  the same, rank 0 the one that monitors twice
+ *   it-differs            the last rank passes it + 1 to XMPI_Eval_lbalance
+ *                         at iteration 4: every rank is told (XMPI_ERR_ARG),
+ *                         prints "rank <r>: <message>" and goes on; exits 0
+ *   free-world            MPI_Comm_free and MPI_Comm_disconnect of
+ *                         XMPI_COMM_WORLD (MPI_ERRORS_RETURN): both refused
+ *                         with MPI_ERR_COMM, the communicator still works; exits 0
  * The ranks that go on meet the waiting ones in the next MPI_Allreduce: without
  * the watchdog (FLEXMPI_COLLECTIVE_TIMEOUT) every rank blocks forever. */
 #include <mpi.h>
@@ -29,11 +40,35 @@ static void check(int code, const char* call) {
 
 /* Whether this rank makes the evaluation at the end of iteration `it`. */
 static int evaluates(const char* mode, int rank, int nprocs, int it) {
+  if (strncmp(mode, "iterations-differ", 17) == 0) return 0;
   if (it != kMisstep) return 1;
   if (strcmp(mode, "reconfig-rank0-only") == 0) return rank == 0;
   if (strcmp(mode, "lbalance-skipped") == 0) return rank != nprocs - 1;
   if (strcmp(mode, "rank0-skips") == 0) return rank != 0;
   return 1;
+}
+
+/* Monitored iterations per loop iteration. */
+static int monitored_per_iteration(const char* mode, int rank, int nprocs) {
+  if (strcmp(mode, "iterations-differ") == 0) return rank == nprocs - 1 ? 2 : 1;
+  if (strcmp(mode, "iterations-differ-rank0") == 0) return rank == 0 ? 2 : 1;
+  return 1;
+}
+
+/* free-world: flexmpi refuses to destroy XMPI_COMM_WORLD, and it still works. */
+static void try_to_free_world(int rank) {
+  MPI_Comm_set_errhandler(XMPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const MPI_Comm before = XMPI_COMM_WORLD;
+  int freed = MPI_Comm_free(&XMPI_COMM_WORLD), disconnected = MPI_Comm_disconnect(&XMPI_COMM_WORLD);
+  int freed_class = -1, disconnected_class = -1;
+  MPI_Error_class(freed, &freed_class);
+  MPI_Error_class(disconnected, &disconnected_class);
+  if (freed_class != MPI_ERR_COMM || disconnected_class != MPI_ERR_COMM ||
+      XMPI_COMM_WORLD != before) {
+    fprintf(stderr, "rank %d: MPI_Comm_free gave class %d, MPI_Comm_disconnect %d (expected %d)\n",
+            rank, freed_class, disconnected_class, MPI_ERR_COMM);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -47,17 +82,28 @@ int main(int argc, char** argv) {
   for (int i = 0; i < count; ++i) x[i] = displ + i;
   check(XMPI_Register_vector((void**)&x, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED),
         "XMPI_Register_vector");
+  if (strcmp(mode, "free-world") == 0) try_to_free_world(rank);
   for (int it = 0; it < kIterations; ++it) {
     check(XMPI_Monitor_iter_begin(NULL), "XMPI_Monitor_iter_begin");
     double local = 0.0, total = 0.0;
     for (int i = 0; i < count; ++i) local += (x[i] += 1.0);
     MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, XMPI_COMM_WORLD);
     check(XMPI_Monitor_iter_end(NULL), "XMPI_Monitor_iter_end");
+    for (int extra = 1; extra < monitored_per_iteration(mode, rank, nprocs); ++extra) {
+      check(XMPI_Monitor_iter_begin(NULL), "XMPI_Monitor_iter_begin");
+      check(XMPI_Monitor_iter_end(NULL), "XMPI_Monitor_iter_end");
+    }
     if (strcmp(mode, "all") == 0 && rank == 1 && it == kMisstep) sleep(1);
     if (!evaluates(mode, rank, nprocs, it)) continue;
     if (strcmp(mode, "reconfig-rank0-only") == 0 && it == kMisstep) {
       check(XMPI_Eval_reconfig(rank, nprocs, it, kIterations, &count, &displ, NULL, NULL, NULL),
             "XMPI_Eval_reconfig");
+    } else if (strcmp(mode, "it-differs") == 0 && it == kMisstep) {
+      const int passed = rank == nprocs - 1 ? it + 1 : it;
+      if (XMPI_Eval_lbalance(rank, nprocs, passed, kIterations, &count, &displ, NULL) ==
+          XMPI_ERR_ARG) {
+        fprintf(stderr, "rank %d: %s\n", rank, XMPI_Last_error_message());
+      }
     } else {
       check(XMPI_Eval_lbalance(rank, nprocs, it, kIterations, &count, &displ, NULL),
             "XMPI_Eval_lbalance");

@@ -22,6 +22,9 @@
 //   l  XMPI_Remove(3) with 2 spawned                    XMPI_ERR_ARG
 //   m  XMPI_Remove(1) on "far" (no spawned process)     XMPI_ERR_ARG
 //   n  XMPI_Remove(2) on "local"                        success
+//   o  on the removed processes, every call but the
+//      status queries                                   XMPI_ERR_STATE
+//   p  XMPI_Spawn("") (an empty command)                XMPI_ERR_ARG
 #include <mpi.h>
 #include <unistd.h>
 
@@ -83,6 +86,42 @@ void from_k_on(char* local[], char* far[]) {
   CHECK_CODE(XMPI_Remove(2, local), XMPI_SUCCESS);  // n
 }
 
+// o: a removed process may only ask its status (and its totals, and whether
+// its blocks changed) and call MPI_Finalize; every other call is refused.
+void removed_calls_refused() {
+  const char* removed = "was removed (XMPI_REMOVED)";
+  int count = 0, displ = 0, counts[1] = {}, displs[1] = {}, it = 0, changed = 0;
+  double work = 1.0, record = 0.0;
+  auto* spare = static_cast<double*>(std::malloc(sizeof(double) * kRows));
+  long long iterations = 0;
+  expect_error("o", XMPI_Monitor_iter_begin(nullptr), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Monitor_iter_end(nullptr), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Monitor_si_init(), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Set_work(work), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Get_wsize(0, 1, kRows, &count, &displ), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Get_decomposition(1, kRows, counts, displs), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Register_vector(&spare, kRows, MPI_DOUBLE, XMPI_DISTRIBUTED),
+               XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Unregister(&x), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Redistribute_data(0, 0, 0, 0), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Eval_lbalance(0, 1, 0, 10, &count, &displ, nullptr), XMPI_ERR_STATE,
+               removed);
+  expect_error("o", XMPI_Eval_reconfig(0, 1, 0, 10, &count, &displ, nullptr, nullptr, nullptr),
+               XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Spawn(nullptr, nullptr, 1, MPI_INFO_NULL, nullptr), XMPI_ERR_STATE,
+               removed);
+  expect_error("o", XMPI_Remove(1, nullptr), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Get_data(&it), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Send_data(0, &count, &displ), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Resume(&it), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Checkpoint(0), XMPI_ERR_STATE, removed);
+  expect_error("o", XMPI_Register_record("r", &record, 1, MPI_DOUBLE), XMPI_ERR_STATE, removed);
+  CHECK_CODE(XMPI_Get_monitor_totals(&iterations, nullptr, nullptr, nullptr, nullptr),
+             XMPI_SUCCESS);
+  CHECK_CODE(XMPI_Get_blocks_changed(&changed), XMPI_SUCCESS);
+  std::free(spare);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -124,6 +163,7 @@ int main(int argc, char** argv) {
     check_intact("j", 4);
     from_k_on(local, far);
     CHECK(XMPI_Get_process_status() == XMPI_REMOVED, "the spawned processes should be removed");
+    removed_calls_refused();
     std::free(x);
     MPI_Finalize();
     return process_check_failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -167,6 +207,9 @@ int main(int argc, char** argv) {
   int it = 0;
   expect_error("i", XMPI_Get_data(&it), XMPI_ERR_STATE, "newly spawned");
   check_intact("i", 2);
+  expect_error("p", XMPI_Spawn("", nullptr, 1, MPI_INFO_NULL, nullptr), XMPI_ERR_ARG,
+               "command is an empty string");
+  check_intact("p", 2);
 
   // j: a spawn that works; the data go to the new processes with XMPI_Send_data.
   CHECK_CODE(XMPI_Spawn(nullptr, nullptr, 2, MPI_INFO_NULL, local), XMPI_SUCCESS);
