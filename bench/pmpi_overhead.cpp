@@ -29,6 +29,11 @@
 #include "flexmpi.h"
 #include "util/clock.hpp"
 
+#ifdef FLEXMPI_BENCH_FORTRAN
+// pmpi_overhead_fortran.f90: n MPI_SEND (wrapped != 0) or PMPI_SEND to MPI_PROC_NULL.
+extern "C" void fortran_send_proc_null(int n, int wrapped);
+#endif
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -134,16 +139,26 @@ int main(int argc, char** argv) {
 
   // One slot per measured operation; a rank sends -1 for what it did not run
   // (only ranks 0 and 1 run the ping-pong).
-  enum Slot { kFloor, kBarrier, kAllreduce, kSendProcNull, kTestNull, kPingPong, kMonitor, kSlots };
+  enum Slot {
+    kFloor,
+    kBarrier,
+    kAllreduce,
+    kSendProcNull,
+    kTestNull,
+    kFortranSend,
+    kPingPong,
+    kMonitor,
+    kSlots
+  };
   struct RowInfo {
     const char* name;
     int wrapped_calls;  // wrapped MPI calls per timed op
   };
   static constexpr RowInfo kRows[kSlots] = {
-      {"two timer reads (the floor)", 1}, {"MPI_Barrier(MPI_COMM_SELF)", 1},
-      {"MPI_Allreduce(1 int, SELF)", 1},  {"MPI_Send(MPI_PROC_NULL)", 1},
-      {"MPI_Test(MPI_REQUEST_NULL)", 1},  {"MPI_Send+MPI_Recv 8 B round trip", 4},
-      {"XMPI_Monitor_iter_begin+end", 1}};
+      {"two timer reads (the floor)", 1},      {"MPI_Barrier(MPI_COMM_SELF)", 1},
+      {"MPI_Allreduce(1 int, SELF)", 1},       {"MPI_Send(MPI_PROC_NULL)", 1},
+      {"MPI_Test(MPI_REQUEST_NULL)", 1},       {"Fortran MPI_SEND(MPI_PROC_NULL)", 1},
+      {"MPI_Send+MPI_Recv 8 B round trip", 4}, {"XMPI_Monitor_iter_begin+end", 1}};
   constexpr int kFields = 5;
   std::vector<double> mine(kSlots * kFields, -1.0);
   auto store = [&](Slot slot, const Summary& s) {
@@ -195,6 +210,14 @@ int main(int argc, char** argv) {
     return wrapped ? MPI_Test(&request, &done, MPI_STATUS_IGNORE)
                    : PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
   });
+
+#ifdef FLEXMPI_BENCH_FORTRAN
+  // From Fortran: the batch's loop runs in Fortran, so the two columns differ by the wrapper only.
+  PMPI_Barrier(XMPI_COMM_WORLD);
+  store(kFortranSend, compare(
+                          options, calls, [](int n) { fortran_send_proc_null(n, 1); },
+                          [](int n) { fortran_send_proc_null(n, 0); }));
+#endif
 
   const int trips = std::max(1, calls / 10);
   PMPI_Barrier(XMPI_COMM_WORLD);
