@@ -10,12 +10,14 @@ a message saying what was expected and what happened.
 
 import argparse
 import json
+import math
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CHECKS = {}
@@ -625,6 +627,52 @@ def plot_curve(args):
                f"{result.returncode}: {result.stderr}")
     result = run([args.plot, "--curve", good, good, "-o", args.workdir])
     expect(result.returncode == 2, "a trace and --curve together: exit code 2 expected")
+
+
+@check("plot-non-finite-and-bom")
+def plot_non_finite_and_bom(args):
+    """A NaN or an infinity is named (field, interval, line) and drawn as a gap; a UTF-8
+    byte order mark, which the library's readers accept, is accepted."""
+    good = os.path.join(args.workdir, "synthetic.jsonl")
+    synthetic_trace(good)
+    with open(good) as stream:
+        records = [json.loads(line) for line in stream]
+    records[3]["imbalance"] = math.nan
+    records[5]["computation_time"][1] = math.inf
+    records[7]["computation_time"][0] = -math.inf
+    bad = os.path.join(args.workdir, "non-finite.jsonl")
+    with open(bad, "w", encoding="utf-8") as stream:
+        stream.write("\ufeff")  # and a byte order mark
+        stream.writelines(json.dumps(r) + "\n" for r in records)
+    result = run([args.plot, bad, "-o", os.path.join(args.workdir, "plots"), "--describe"])
+    expect(result.returncode == 0 and "Traceback" not in result.stderr,
+           f"a trace with a BOM and non-finite values: exit 0 expected, got "
+           f"{result.returncode}: {result.stderr}")
+    warnings = result.stderr.splitlines()
+    expect(f'flexmpi-plot: {bad}: "imbalance" is not a finite number (nan) in interval 3 (line 4)'
+           ': drawn as a gap' in warnings, f"the NaN imbalance must be named: {warnings}")
+    expect(f'flexmpi-plot: {bad}: "computation_time" is not a finite number (inf) in interval 5 '
+           '(line 6) and 1 more intervals: drawn as a gap' in warnings,
+           f"the infinite computation times must be named: {warnings}")
+    expect(len(warnings) == 2, f"one line per field expected: {warnings}")
+    plots = {os.path.basename(path): axes for path, axes in json.loads(result.stdout).items()}
+    drawn = [line["y"] for axis in plots["computation_time.png"] for line in axis["lines"]
+             if line["label"] == "process 1"]
+    expect(drawn and drawn[0][5] is None and drawn[0][4] is not None,
+           f"the infinite value must be a gap in process 1's series: {drawn}")
+
+
+@check("plot-large-trace")
+def plot_large_trace(args):
+    """20,000 intervals of 4 processes (a long run's trace, 13 MB) are drawn in seconds:
+    the drawing is linear in the intervals, one artist per series."""
+    trace = os.path.join(args.workdir, "large.jsonl")
+    synthetic_trace(trace, intervals=20000)
+    started = time.monotonic()
+    result = run([args.plot, trace, "-o", os.path.join(args.workdir, "plots")], timeout=120)
+    seconds = time.monotonic() - started
+    expect(result.returncode == 0, f"flexmpi-plot failed on 20,000 intervals: {result.stderr}")
+    expect(seconds < 60, f"flexmpi-plot took {seconds:.0f} s on 20,000 intervals")
 
 
 @check("calibrate-one-process")
