@@ -43,10 +43,11 @@ else
 fi
 
 # ---- comm-world ----
+# Comment lines (C/C++ // and *, Fortran !) may name it.
 # Beyond start-up: MPI_UNIVERSE_SIZE is an attribute of MPI_COMM_WORLD only,
 # and the abort after a failed spawn ends mpiexec's own job (its world).
 allowed='^src/core/runtime\.(c|h)pp:|^src/process/join\.cpp:.*(PMPI_Comm_dup\(MPI_COMM_WORLD, &siblings\)|PMPI_Comm_connect\(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD)|^src/process/resource_view\.cpp:.*PMPI_Comm_get_attr\(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE|^src/process/process_manager\.cpp:.*PMPI_Abort\(MPI_COMM_WORLD, kSpawnFailureAbortCode\)'
-uses=$(git grep -nE '(^|[^X_])MPI_COMM_WORLD' -- src | grep -vE '^[^:]+:[0-9]+:\s*(//|\*)' |
+uses=$(git grep -nE '(^|[^X_])MPI_COMM_WORLD' -- src | grep -vE '^[^:]+:[0-9]+:\s*(//|\*|!)' |
   grep -vE "${allowed}")
 if [[ -n "${uses}" ]]; then
   echo "${uses}"

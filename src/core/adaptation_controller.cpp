@@ -169,6 +169,22 @@ void check_row_weights(std::span<const double> weight) {
   }
 }
 
+// From here on an evaluation is collective: a rank that does not come is
+// named (and the job ended) instead of every other rank waiting forever;
+// ranks that passed different `it` are told, on every rank, before anything
+// moves.
+void require_same_iteration(MPI_Comm comm, CollectiveCall call, int iteration, double timeout) {
+  const ArrivalSpread spread = await_every_rank(comm, {call, iteration}, timeout);
+  if (!spread.same()) {
+    throw Error(Errc::invalid_argument,
+                fmt::format("it differs between the ranks: rank {} passed {}, rank {} passed {}; "
+                            "every rank must pass the same it (the iteration just completed) to "
+                            "{}",
+                            spread.lowest_rank, spread.lowest, spread.highest_rank, spread.highest,
+                            call_name(call)));
+  }
+}
+
 }  // namespace
 
 RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
@@ -201,21 +217,10 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
   // XMPI_Monitor_iter_end just before it).
   if (interval_traced_) return state_.own_block();
   check_row_weights(weight);  // before the collective: only the caller's call fails
-  // From here on the call is collective: a rank that does not come is named
-  // (and the job ended) instead of every other rank waiting forever; ranks
-  // that passed different `it` are told, on every rank, before anything moves.
-  const CollectiveCall call =
-      how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig;
-  const ArrivalSpread spread =
-      await_every_rank(context_.library_comm(), {call, iteration}, config_.collective_timeout);
-  if (!spread.same()) {
-    throw Error(Errc::invalid_argument,
-                fmt::format("it differs between the ranks: rank {} passed {}, rank {} passed {}; "
-                            "every rank must pass the same it (the iteration just completed) to "
-                            "{}",
-                            spread.lowest_rank, spread.lowest, spread.highest_rank, spread.highest,
-                            call_name(call)));
-  }
+  require_same_iteration(
+      context_.library_comm(),
+      how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig, iteration,
+      config_.collective_timeout);
   // A spawn or removal this interval splits the rows by these weights. Once
   // an interval, not every call: a copy of EpiGraph's 200,000 weights per
   // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,
