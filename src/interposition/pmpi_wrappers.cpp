@@ -338,7 +338,7 @@ Bytes posted_message_bytes(MPI_Message message, int count, MPI_Datatype type) {
 }
 
 // Persistent requests: the bytes each start moves, by request. Read and
-// written under the profile's lock (CommProfile::record_call); an entry is
+// written under the profile's lock (CommProfile::call_ends); an entry is
 // replaced when MPI hands the handle out again for another persistent request.
 std::unordered_map<MPI_Request, Bytes>& persistent_requests() {
   static std::unordered_map<MPI_Request, Bytes> requests;
