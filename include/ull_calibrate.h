@@ -22,7 +22,7 @@
  * partition, RP_i = units_i / T_i and units_i = size_problem * RP_i / sum RP
  * (truncated, the last process taking the remainder), and update counts and
  * displs in place. The library is part of libflexmpi: MPI_Init starts it and
- * FLEXMPI_EMULATE_SPEED slows ranks down inside the section (SPEC section 6).
+ * FLEXMPI_EMULATE_SPEED slows ranks down inside the section.
  * Every function returns ULL_MPI_SUCCESS (0) or a negative code (the values
  * of flexmpi.h's XMPI_ERR_*); nothing throws or aborts.
  */

@@ -1,7 +1,7 @@
 // flexmpi/error.hpp - errors of the C++ API.
 //
 // Inside the library every failure is a flexmpi::Error carrying the code the
-// C API returns (SPEC section 3); the C shims turn it into that code and keep
+// C API returns (docs/reference/api.md); the C shims turn it into that code and keep
 // the message for XMPI_Last_error_message(). Nothing throws across extern "C".
 #pragma once
 

@@ -36,7 +36,7 @@ BalanceVerdict ImbalanceDetector::evaluate(const std::vector<double>& computatio
     throw Error(Errc::internal, "per-process time vectors differ in length");
   }
   BalanceVerdict verdict;
-  // evaluateLoadBalance (lines 1-6), on computation time (SPEC section 2).
+  // evaluateLoadBalance (lines 1-6), on computation time.
   if (!computation_time.empty()) {
     const auto [low, high] = std::minmax_element(computation_time.begin(), computation_time.end());
     verdict.imbalance = *high > 0.0 ? (*high - *low) / *high : 0.0;

@@ -25,8 +25,8 @@ struct BalanceVerdict {
 
 class ImbalanceDetector {
  public:
-  /// Thresholds as in SPEC section 2; k = consecutive shared intervals that
-  /// make a load long-term. Throws Error(invalid_argument) on values out of range.
+  /// Thresholds as in docs/reference/behaviour.md, Thresholds; k = consecutive shared intervals
+  /// that make a load long-term. Throws Error(invalid_argument) on values out of range.
   ImbalanceDetector(double imbalance_threshold, double dedicated_threshold, int k);
 
   /// Evaluates one interval from per-process computation, wall and CPU

@@ -105,7 +105,7 @@ struct BalanceDecision {
   [[nodiscard]] bool awaiting_confirmation() const {
     return !changed && !held.empty() && confirmations < confirmations_needed;
   }
-  /// The trace fields of the decision (SPEC section 5).
+  /// The trace fields of the decision (docs/reference/trace.md).
   [[nodiscard]] nlohmann::json to_json() const;
 };
 

@@ -1,5 +1,5 @@
-// The runtime configuration: the typed value of every FLEXMPI_* setting of
-// SPEC section 4, as every component reads it. The loader that fills it,
+// The runtime configuration: the typed value of every FLEXMPI_* setting
+// (docs/reference/settings.md), as every component reads it. The loader that fills it,
 // core/settings, validates names against the strategies' registries and so
 // sits above them.
 #pragma once
@@ -36,7 +36,7 @@ struct CheckpointSettings {
 };
 
 /// Parsed, validated settings: each read once, into its typed value, by the
-/// parser of the component that owns it. Defaults are the SPEC section 4 defaults.
+/// parser of the component that owns it. Defaults are docs/reference/settings.md's.
 struct Config {
   int sampling_interval = 100;        ///< iterations per sampling interval
   double imbalance_threshold = 0.15;  ///< (max-min)/max of computation time that triggers balancing

@@ -52,11 +52,11 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
   context_ = std::make_unique<Context>(config_.log_level, world);
   state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
   const int rank = context_->rank();
-  // The emulated speed may be a function of this process's work units (SPEC section 6).
+  // The emulated speed may be a function of this process's work units.
   std::vector<SpeedFunction> speeds;
   if (!config_.emulate_speed.empty()) speeds = parse_speed_list(config_.emulate_speed);
   if (config_.emulate_cluster) {
-    // The emulated cluster (SPEC section 6): each process at its node class's speed.
+    // The emulated cluster: each process at its node class's speed.
     const std::vector<double> by_class =
         emulated_speeds.empty()
             ? initial_emulated_speeds(config_.hosts, config_.node_classes, context_->size())

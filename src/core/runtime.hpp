@@ -63,7 +63,7 @@ class Runtime : public InterpositionHooks {
   /// Private duplicate of the world communicator for the library's own messages.
   [[nodiscard]] MPI_Comm library_comm() const { return context_->library_comm(); }
   Monitor& monitor() { return *monitor_; }
-  /// This process's emulated speed (SPEC section 6); inactive at full speed.
+  /// This process's emulated speed; inactive at full speed.
   SpeedEmulator& emulator() { return *emulator_; }
   spdlog::logger& log() { return context_->log(); }
   Context& context() { return *context_; }
@@ -78,7 +78,7 @@ class Runtime : public InterpositionHooks {
     return controller_->last_interval();
   }
 
-  /// Work units of this process's partition (work metric, SPEC section 2).
+  /// Work units of this process's partition (work metric).
   void set_work(double work_units);
 
   /// Registered data moved from this process's old block to its new one

@@ -104,7 +104,7 @@ std::string parse_policy(std::string_view name) {
   throw Rejected{};
 }
 
-// Monitoring and load balancing (thesis 4.2, Alg. 5; SPEC section 4).
+// Monitoring and load balancing (thesis 4.2, Alg. 5).
 std::vector<SettingDescriptor> balancing_settings() {
   return {
       {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100",
@@ -251,7 +251,7 @@ std::vector<SettingDescriptor> malleability_settings() {
 }
 
 // Resources: hosts, node classes, the resource manager and the machine profile
-// (thesis 4.4, 5.3; SPEC section 6).
+// (thesis 4.4, 5.3).
 std::vector<SettingDescriptor> resource_settings() {
   return {
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
@@ -301,7 +301,7 @@ std::vector<SettingDescriptor> resource_settings() {
          c.node_classes_file = std::string(v);
        }},
       {"FLEXMPI_EMULATE_CLUSTER", "emulate-cluster", "0", "0 or 1",
-       "1: the hostfile's nodes are emulated on this machine (SPEC section 6): processes fill "
+       "1: the hostfile's nodes are emulated on this machine: processes fill "
        "them in order, MPI places them here, each runs at its class's relative speed",
        [](Config& c, std::string_view v) {
          c.emulate_cluster = parse_choice(v, {"0", "1"}) == "1";
@@ -325,7 +325,7 @@ std::vector<SettingDescriptor> resource_settings() {
   };
 }
 
-// Output and emulation (SPEC sections 5-6).
+// Output (docs/reference/trace.md) and emulation (docs/reference/behaviour.md).
 std::vector<SettingDescriptor> output_settings() {
   return {
       {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",

@@ -1,4 +1,4 @@
-// The settings loader: every FLEXMPI_* setting of SPEC section 4, declared
+// The settings loader: every FLEXMPI_* setting, declared
 // once (name, flexrun option, default, what is accepted, help) in a single
 // table that the parser, the `flexrun` launcher and the help text all read.
 // It fills the Config record (config/config.hpp) and checks names against the

@@ -63,7 +63,7 @@ std::optional<Error> UllCalibrator::check_end(int iteration, std::span<const int
 }
 
 double UllCalibrator::measure_section(double units) {
-  // The section's computation (SPEC section 2), stretched by the emulated
+  // The section's computation time, stretched by the emulated
   // speed of this process for its partition size, as Monitor does.
   runtime_.emulator().slow_down(stopwatch_.computation(), units);
   runtime_.set_work(units);  // what this process computes, for the work metric and emulation

@@ -1,4 +1,4 @@
-// Emulation of slower processing elements (SPEC section 6).
+// Emulation of slower processing elements (docs/reference/behaviour.md, Emulation).
 //
 // A process emulated at relative speed s < 1 waits, after each monitored
 // iteration, until its computation has taken as long as a core of speed s
@@ -8,7 +8,7 @@
 //   core by itself (CPU time ~ wall time), but each emulated core takes a real one;
 // - sleep: it sleeps, and the monitor counts the sleep as computation and as
 //   CPU time, so that the balancer sees the same dedicated slower core while
-//   ~20 emulated cores share 2 real ones (SPEC section 6). Its real work must
+//   ~20 emulated cores share 2 real ones. Its real work must
 //   stay well below the emulated time: an iteration whose real computation
 //   already exceeds it is counted as late (ProcessInterval::emulation_late_iterations).
 //

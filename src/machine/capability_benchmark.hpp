@@ -15,7 +15,7 @@ double linpack_operations(int order);
 
 /// The capability rating b_n in MFLOPS: linpack_operations(order) over the
 /// median of the solve times `seconds`, times the relative speed of an
-/// emulated core (1 on real hardware; FLEXMPI_EMULATE_SPEED, SPEC section 6),
+/// emulated core (1 on real hardware; FLEXMPI_EMULATE_SPEED),
 /// so that an emulated cluster shows its heterogeneity in the model. Throws
 /// Error(invalid_argument) for an order < 1, no time, a median time <= 0, or
 /// a relative speed outside (0, 1].

@@ -7,7 +7,7 @@
 //   window: one noisy interval does not tilt the line as a two-point
 //   extrapolation would).
 //   Irregular applications: the work of that interval in a profile of an
-//   earlier run (a flexmpi trace, SPEC §5), corrected at run time by the
+//   earlier run (a flexmpi trace, docs/reference/trace.md), corrected at run time by the
 //   ratio of measured to profiled work of the interval just ended when they
 //   differ by more than ProfileCorrection's threshold.
 //

@@ -1,9 +1,8 @@
 // The computation time of a section of code: its wall time minus the time it
-// spent inside MPI calls (SPEC section 2), both read from the PMPI wrappers'
-// timer (IntervalTimer: the time-stamp counter where there is one, ~10 ns a
-// read against 27 ns for CLOCK_MONOTONIC's vDSO; the per-iteration path reads
-// it three times). One definition for the monitored iterations (Monitor) and
-// for the ULL_MPI_calibrate sections (UllCalibrator).
+// spent inside MPI calls (docs/reference/behaviour.md, Computation time), both read from the PMPI
+// wrappers' timer (IntervalTimer: the time-stamp counter where there is one, ~10 ns a read against
+// 27 ns for CLOCK_MONOTONIC's vDSO; the per-iteration path reads it three times). One definition
+// for the monitored iterations (Monitor) and for the ULL_MPI_calibrate sections (UllCalibrator).
 #pragma once
 
 #include <cstdint>

@@ -145,7 +145,8 @@ struct ProcessInterval {
   bool node_oversubscribed = false;
 
   void add(const IterationSample& sample);
-  /// Computation time = wall - MPI time (SPEC section 2), never negative.
+  /// Computation time = wall - MPI time (docs/reference/behaviour.md, Computation time), never
+  /// negative.
   [[nodiscard]] double computation() const { return wall > mpi ? wall - mpi : 0.0; }
   /// typical_computation where known, else computation().
   [[nodiscard]] double robust_computation() const {

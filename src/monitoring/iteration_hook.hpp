@@ -1,6 +1,6 @@
 // What runs at the end of a monitored iteration, between its computation and
 // the reading of its times. The emulation of a slower processing element
-// (SPEC section 6, src/emulation) is one: Monitor calls it without knowing it,
+// (src/emulation) is one: Monitor calls it without knowing it,
 // so measuring does not depend on emulating.
 #pragma once
 

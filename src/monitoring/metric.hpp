@@ -1,8 +1,8 @@
 // Metric backends: what the monitor counts for each iteration to measure the
 // speed of a processing element. The thesis counts FLOP with PAPI (4.2.1);
 // where the machine has no counters the speed is work units per second
-// (SPEC section 2). A backend is one class behind this interface plus one
-// descriptor in the registry (metric_registry.cpp); FLEXMPI_METRIC picks it.
+// (docs/reference/behaviour.md, Speed metric). A backend is one class behind this interface plus
+// one descriptor in the registry (metric_registry.cpp); FLEXMPI_METRIC picks it.
 #pragma once
 
 #include <functional>

@@ -82,7 +82,7 @@ IterationSample Monitor::end(std::span<long long> counts) {
   IterationSample sample;
   if (hook_ != nullptr) {
     // The emulated slower core needs more time for the computation only,
-    // not for the communication (SPEC section 6).
+    // not for the communication.
     sample.emulation_late = hook_->after_computation(stopwatch_.computation());
   }
   metric_.stop(counts_);

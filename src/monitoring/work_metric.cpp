@@ -1,6 +1,6 @@
-// Work-unit metric (SPEC section 2): where there are no hardware counters the
-// work of an iteration is the work of the partition (rows, nonzeros or weight
-// sum, in the units of the workload model), so speed = work / time.
+// Work-unit metric (docs/reference/behaviour.md, Speed metric): where there are no hardware
+// counters the work of an iteration is the work of the partition (rows, nonzeros or weight sum, in
+// the units of the workload model), so speed = work / time.
 #include <cmath>
 
 #include "flexmpi/error.hpp"

@@ -2,7 +2,7 @@
 // of reconfiguring action, the number of processes to spawn or terminate,
 // the type of processors that allocate these processes, and the number of
 // iteration in which the reconfiguring action must be carried out").
-// File format (FLEXMPI_SCHEDULE, SPEC section 4), one action per line, '#'
+// File format (FLEXMPI_SCHEDULE, docs/reference/formats.md), one action per line, '#'
 // starts a comment:
 //
 //   <iteration> spawn|remove <count> [<procType>]

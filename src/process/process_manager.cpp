@@ -68,7 +68,7 @@ std::optional<std::string> ProcessManager::spawn_unsupported_reason() {
     int length = 0;
     if (PMPI_Get_library_version(version, &length) != MPI_SUCCESS) return std::nullopt;
     const std::string text(version, static_cast<std::size_t>(length));
-    // Debian's MPICH 4.0 (device ch4:ucx) cannot spawn or open ports (SPEC 7);
+    // Debian's MPICH 4.0 (device ch4:ucx) cannot spawn or open ports;
     // trying hangs or aborts, so flexmpi refuses before any MPI call.
     if (text.find("MPICH") != std::string::npos && text.find("ch4:ucx") != std::string::npos) {
       std::string first_line = text.substr(0, text.find('\n'));

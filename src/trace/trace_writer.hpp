@@ -1,4 +1,4 @@
-// JSON-lines trace (SPEC section 5): one object per sampling interval,
+// JSON-lines trace (docs/reference/trace.md): one object per sampling interval,
 // written by rank 0. tools/flexmpi-plot turns it into PNG plots.
 #pragma once
 

@@ -10,7 +10,7 @@
 // (/sys/class/net), whether the monitors can read it (/proc/stat,
 // /proc/net/dev), and runs the capability benchmark of 3.1.1 (LAPACK dgesv,
 // MFLOPS = (2/3 n^3 + 2 n^2) / median seconds). Under FLEXMPI_EMULATE_SPEED
-// (SPEC section 6) the rating is multiplied by the elected rank's relative
+// the rating is multiplied by the elected rank's relative
 // speed, so that an emulated cluster shows its heterogeneity. Rank 0 writes
 // the flat XML model (Fig. 3.5: one NETWORK root over one COMPUTING node per
 // host) that DRUM reads with USE_FLAT_MODEL=0 and XML_TOPOLOGY_FILE.

@@ -1,5 +1,5 @@
 // flexrun's launch plan: which environment variables and which mpiexec
-// command line run an application under flexmpi (SPEC section 4). Pure
+// command line run an application under flexmpi (docs/reference/tools.md). Pure
 // functions of their inputs, so --dry-run shows exactly what a launch does.
 #pragma once
 
@@ -16,6 +16,10 @@ enum class MpiFlavour { open_mpi, mpich, unknown };
 struct MpiInfo {
   MpiFlavour flavour = MpiFlavour::unknown;
   std::string version;  ///< first line of `mpiexec --version`, for messages
+  /// The MPI launcher `--version` named ("Open MPI", "MPICH", "Slurm's srun"),
+  /// or "" when it named none: then the command is no launcher flexrun knows
+  /// (`/bin/true` answers "true (GNU coreutils)" and runs nothing).
+  std::string launcher;
 };
 
 /// "Open MPI", "MPICH" or "unknown MPI".
@@ -25,7 +29,8 @@ const char* flavour_name(MpiFlavour flavour);
 MpiInfo classify_mpi(const std::string& version_output);
 
 /// Runs `mpiexec --version` and classifies it. Throws std::runtime_error if
-/// mpiexec cannot be run.
+/// mpiexec cannot be run or has not answered within 10 s (it is then killed,
+/// with everything it started).
 MpiInfo detect_mpi(const std::string& mpiexec);
 
 /// The MPI a program or a library is linked with, as the dynamic loader

@@ -1,4 +1,4 @@
-// flexrun: runs an MPI program under flexmpi (SPEC section 4).
+// flexrun: runs an MPI program under flexmpi (docs/reference/tools.md, flexrun).
 //
 //   flexrun -n 4 --policy=amp --goal=0.75 --constraint=cost --hostfile=cluster.txt ./app args...
 //
