@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Static checks of the tree (issue 10's acceptance, kept from regressing):
+# Static checks of the tree:
 #   format      clang-format reports no difference in any C/C++ file git tracks
 #   size        no function in src/ longer than 80 lines (clang-tidy
 #               readability-function-size; needs a build's compile_commands.json)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real Slurm cluster of 4 nodes on this one machine, for the slurm tests and
-# demos (issue 16): its own munged, one slurmctld and one slurmd per node
+# demos: its own munged, one slurmctld and one slurmd per node
 # (`slurmd -N nK`, every node is localhost on its own port). Everything --
 # configuration, keys, state, spool, logs, sockets -- lives under one
 # directory, so the machine's own munge or Slurm (if any) is not touched.

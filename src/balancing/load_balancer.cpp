@@ -166,8 +166,8 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
   // iteration that the latest interval's work takes at each interval's speed
   // (metric per second), scaled to the latest interval's iterations: the
   // partitioners read one interval. A burst shorter than half the window
-  // does not move the median. The median of the times themselves (until
-  // issue 14) lags behind a workload that changes between intervals:
+  // does not move the median. The median of the times themselves would lag
+  // behind a workload that changes between intervals:
   // EpiGraph's work per block grows by a third a day while its epidemic
   // rises, and the median time of the last three days, set against the
   // latest day's work, made every growing block look faster than it is.
@@ -239,7 +239,7 @@ bool LoadBalancer::settled_imbalance_possible(const BalanceVerdict& verdict) con
   // window of three preempted intervals out of five moved CG's rows, and the
   // next window moved them back). Once per move of Alg. 5: the refinement
   // corrects a move made from two intervals; chasing the few-percent drift
-  // of this VM's vCPUs afterwards moved CG's rows every window (issue 11).
+  // of this VM's vCPUs afterwards moved CG's rows every window.
   if (refine_threshold_ <= 0.0 || window_ <= 1 || refined_ || verdict.unbalanced ||
       evidence_.size() != static_cast<std::size_t>(window_)) {
     return false;

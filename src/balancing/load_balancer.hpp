@@ -4,7 +4,7 @@
 // logic: every process evaluates the same report and reaches the same
 // decision, so no further communication is needed to agree.
 //
-// Beyond Alg. 5 (issue 11; docs/architecture.md, "Balancing on a noisy
+// Beyond Alg. 5 (docs/architecture.md, "Balancing on a noisy
 // machine"), two rules keep noise from moving data:
 // - confirmation: data moves only after `lb_confirm` consecutive unbalanced
 //   intervals, and only if the per-process *median* time per iteration over
@@ -23,7 +23,7 @@
 //   too (if it pays), once after each move of Alg. 5. Alg. 5 alone leaves a
 //   partition up to imbalance_threshold off for the rest of the run when its
 //   move was made from two noisy intervals;
-// - do no harm (issue 35): every move records the run's time per iteration
+// - do no harm: every move records the run's time per iteration
 //   (the slowest process's wall time) before it and the computation time it
 //   predicts to save; once the blocks it made have been measured for
 //   intervals_to_check() intervals, the balancer compares the gain it got
@@ -43,7 +43,7 @@
 //   they move (if it pays) when a block would change by more than the
 //   imbalance threshold of the mean block. Times alone would never move data
 //   away from a node whose only handicap is its link: a bulk-synchronous
-//   code waits for that link in every process alike (issue 15).
+//   code waits for that link in every process alike.
 #pragma once
 
 #include <deque>

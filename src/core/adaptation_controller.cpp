@@ -72,7 +72,7 @@ void AdaptationController::begin_iteration(std::span<const std::string> events,
   // blocks (evaluate() predicts after its decision), and it is traced as it was.
   // Both happen before the iteration opens: inside it, rank 0's prediction and
   // trace writing (~2 ms) were measured as its computation, and rank 0 looked
-  // 10 % slower than it is in every traced static run (issue 11).
+  // 10 % slower than it is in every traced static run.
   if (!interval_traced_) {
     forecast_next(state_.blocks(), nullptr);
     trace_interval({});

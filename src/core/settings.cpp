@@ -167,7 +167,7 @@ std::vector<SettingDescriptor> balancing_settings() {
   };
 }
 
-// The drum partitioner's DRUM model (DRUM thesis 3.1.2; issue 15).
+// The drum partitioner's DRUM model (DRUM thesis 3.1.2).
 std::vector<SettingDescriptor> drum_settings() {
   return {
       {"FLEXMPI_DRUM_COMM_WEIGHT", "drum-comm-weight", "0", "a number from 0 to 1, or caf",
@@ -381,7 +381,7 @@ std::vector<SettingDescriptor> output_settings() {
 }
 
 // What a run does when it goes wrong: a rank missing from a collective call,
-// output that could not be written (issue 34).
+// output that could not be written.
 std::vector<SettingDescriptor> failure_settings() {
   return {
       {"FLEXMPI_COLLECTIVE_TIMEOUT", "collective-timeout", "300",

@@ -20,13 +20,13 @@
 // exchange then a norm) is slow where it computes: padded once at the end of
 // the iteration, the wait landed before the next iteration's first
 // collective, where the fast rank waited for it whatever its share of the
-// rows, and a balanced HPCCG gained nothing (issue 35).
+// rows, and a balanced HPCCG gained nothing.
 // - burn: each stretch is followed by a spin until the thread has used
 //   (1/s - 1) times the stretch's CPU time more. Counted in CPU time, the
 //   emulated core does 1/s times the work: on a core shared with another
 //   program it is slowed by its share like a real one, and a preemption is
 //   not multiplied by 1/s (waiting t (1/s - 1) of *wall* time after t made
-//   the asked 2.0 ratio come out between 1.5 and 2.5, issue 11).
+//   the asked 2.0 ratio come out between 1.5 and 2.5).
 // - sleep: the iteration's computation is padded (slept) up to its CPU time
 //   / s. The time a process waits for one of the real cores, which 8-20
 //   emulated PEs on 2 share, is not CPU time: it is absorbed by the pad, and
@@ -35,7 +35,7 @@
 // (the work units the application reported), which made the emulated
 // cluster's cost depend on the balancer's workload model: under EpiGraph's
 // weight model, whose units are a forecast of the work, every emulated PE
-// slept three times as long in total as under the count model (issue 35).
+// slept three times as long in total as under the count model.
 //
 // FLEXMPI_EMULATE_UNIT_SECONDS fixes instead the full-speed time per work
 // unit (measured once beforehand on an idle core): the iteration is padded

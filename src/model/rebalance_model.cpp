@@ -48,7 +48,7 @@ void RedistributionCost::observe(double bytes, double seconds) {
   // Each term learns in proportion to its share of the predicted cost, as a
   // step in log space: a move of a few hundred bytes, whose prediction is
   // all handshake, teaches the handshake's price and hardly the price per
-  // byte. Charging all of it to the bytes (until issue 35) turned a 432-byte
+  // byte. Charging all of it to the bytes turned a 432-byte
   // move that took 4 ms on a busy machine into 1.5 us per byte, 1,500 times
   // a copy's, and priced every later move of real rows out of the run. The
   // first measurement replaces the default or calibrated price, later ones

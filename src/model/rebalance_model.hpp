@@ -1,6 +1,6 @@
 // The first piece of the computational prediction model (thesis 5.3): what a
 // rebalance gains and what the redistribution it needs costs, so that the
-// balancer moves data only when moving pays (issue 11).
+// balancer moves data only when moving pays.
 //
 // Gain (thesis eq. 5.2, computation term only, predict_interval in
 // interval_predictor.hpp): an iteration takes as long as its slowest process,

@@ -67,8 +67,8 @@ struct CpuSample {
 /**
  * What a shared PE's computation time is multiplied by to be the time the
  * computation needs at the share of the core the process gets over the
- * interval, not the share it happened to get while computing (issue 35;
- * docs/architecture.md, "Balancing on shared cores", point 6). A process
+ * interval, not the share it happened to get while computing
+ * (docs/architecture.md, "Balancing on shared cores", point 6). A process
  * that spins in its MPI waits (Open MPI and MPICH poll) is runnable all the
  * time, so its CPU time over wall time is its share of the core; the
  * scheduler does not spread that share evenly between computing and
@@ -155,7 +155,7 @@ struct ProcessInterval {
   /// (Treal - Tcpu) / Treal: the share of the interval the PE was not ours.
   [[nodiscard]] double shared_fraction() const;
   /// The time the balancer compares: what the process needs for its block on
-  /// the share of its PE it gets while computing (issue 35).
+  /// the share of its PE it gets while computing.
   /// - Dedicated PE: robust_computation(), the median iteration, so that a
   ///   few iterations slowed by the OS do not count as a slower PE.
   /// - Shared PE (shared_fraction() > dedicated_threshold): the sum of the

@@ -1,4 +1,4 @@
-// How many processes a job may reach (issue 34: bounded by default). Growth
+// How many processes a job may reach (bounded by default). Growth
 // is never unbounded: without a description of the machine a spawn beyond
 // what mpiexec gave the job would oversubscribe it, one process at a time.
 //

@@ -13,7 +13,7 @@
 //                  (slurm_resources.hpp).
 //
 // A backend is asked on rank 0 only (the process manager broadcasts what it
-// says), so that a real one (Slurm, issue 16) is queried once per interval.
+// says), so that a real one (Slurm) is queried once per interval.
 // Pure logic, no MPI.
 #pragma once
 

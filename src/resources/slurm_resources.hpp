@@ -1,4 +1,4 @@
-// FLEXMPI_RESOURCES=slurm: Slurm as the resource manager (issue 16; the
+// FLEXMPI_RESOURCES=slurm: Slurm as the resource manager (the
 // thesis used TORQUE, 5.4). Inside salloc/sbatch the job's allocation comes
 // from Slurm's environment; every status() asks sinfo for the idle nodes of
 // the job's partition and squeue for pending jobs of higher priority. Idle

@@ -1,6 +1,6 @@
 // flexmpi-drum-config: the DRUM machine model file of the running job's hosts,
 // the role of the thesis's "drumhead" configuration tool (DRUM thesis ch. 4,
-// A.1; issue 15). Re-run it when the hardware changes.
+// A.1). Re-run it when the hardware changes.
 //
 //   mpiexec -n P flexmpi-drum-config --output drum.xml [--size 800] [--repetitions 5]
 //                                    [--dry-run]
