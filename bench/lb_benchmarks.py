@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Load-balancing benchmarks of flexmpi (issue: dynamic load balancing).
 
-dedicated     2 ranks with emulated speeds (SPEC 6), Jacobi and CG: static,
+dedicated     2 ranks with emulated speeds, Jacobi and CG: static,
               balanced and ideal time side by side, repeated and interleaved;
               ideal = total work / sum of the measured speeds, with the speeds
               of the static run and (what the balancer saw) of the balanced
@@ -40,7 +40,7 @@ import sys
 import time
 
 # Every job here is 2 ranks on the 2 cores: not oversubscribed, so waiting
-# ranks poll without yielding (SPEC 7; Open MPI's own default when it is not
+# ranks poll without yielding (Open MPI's own default when it is not
 # oversubscribed). Yielding makes the waiting rank enter the kernel thousands
 # of times per wait, and with this VM's page-table isolation each entry
 # flushes its TLB: the fast rank of 1.0/0.5 then computed 5-10 % slower than
@@ -219,7 +219,7 @@ def nondedicated(args):
     command[command.index("--sampling-interval") + 1] = str(args.nondedicated_sampling_interval)
     # Ranks bound to cores: the outside load shares rank 1's core, and the
     # rank waiting in MPI polls (MPI_ENV) rather than yielding its core to the
-    # load, so the load shows in the loaded rank's computation time (SPEC 2).
+    # load, so the load shows in the loaded rank's computation time.
     print(f"\n### Non-dedicated: flexmpi-load on rank 1's core, schedule {schedule},"
           f" medians of {args.repeats} runs\n")
     print("| run | time s | vs static | redistributions (interval indices, last run) |")

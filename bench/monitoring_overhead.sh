@@ -35,7 +35,7 @@ for program in "$flexmpi_program" "$bare_program"; do
   [[ -x $program ]] || die "$program not found: build it with 'make -C $build_dir bench-programs'"
 done
 
-# Open MPI as root, more ranks than cores allowed, idle ranks yield (SPEC section 7).
+# Open MPI as root, more ranks than cores allowed, idle ranks yield.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 # Measure monitoring alone: no adaptation policy acts (it would change the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The flexmpi demo: the thesis's Jacobi benchmark (6.1.1.1, Alg. 9) on an
 # emulated heterogeneous cluster of two processing elements, rank 1 at half
-# speed (FLEXMPI_EMULATE_SPEED=1.0,0.5, SPEC section 6). The same program runs
+# speed (FLEXMPI_EMULATE_SPEED=1.0,0.5). The same program runs
 # twice: static (every process keeps its equal share) and balanced (flexmpi
 # measures the processes and gives each rows in proportion to its speed,
 # thesis 5.2 Alg. 5). It prints what happened.
@@ -17,7 +17,7 @@ if [[ ! -f $build_dir/Makefile ]]; then
 fi
 make -C "$build_dir" -j2 flexmpi-jacobi >/dev/null
 
-# Open MPI as root (SPEC section 7). Two ranks on two cores are not
+# Open MPI as root. Two ranks on two cores are not
 # oversubscribed, so a waiting rank polls without yielding (Open MPI's default
 # then): yielding enters the kernel at every poll, which here flushes the
 # rank's TLB and slowed the fast rank's next computation by 5-10 %.

@@ -5,7 +5,7 @@
 #   1. openmpi  build/        Open MPI (reference MPI), RelWithDebInfo: scripts/lint.sh (format,
 #                             function size, MPI_COMM_WORLD, layering), then the whole CTest suite
 #   2. mpich    build-mpich/  MPICH, Release: everything but the "spawn" and "openmpi-only"
-#                             labels (Debian's MPICH cannot spawn processes: SPEC section 7)
+#                             labels (Debian's MPICH cannot spawn processes: docs/reference/behaviour.md)
 #   3. asan     build-asan/   AddressSanitizer + UBSan, Open MPI, Debug: the "unit" tests, then
 #                             the "mpi" tests with leak detection off (Open MPI's own
 #                             allocations look like leaks)

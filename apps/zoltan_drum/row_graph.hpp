@@ -46,10 +46,10 @@ class RowGraph {
   std::map<ZOLTAN_ID_TYPE, Row> rows_;
 };
 
-/// SPEC 6's sleep-mode emulation of a slower processing element: after
-/// computing for `computed` seconds at full speed, sleeps computed x (1/speed - 1),
-/// so that emulated hosts take their time without competing for this
-/// machine's cores. speed >= 1: no emulation.
+/// Sleep-mode emulation (docs/reference/behaviour.md, Emulation) of a slower processing element:
+/// after computing for `computed` seconds at full speed, sleeps computed x (1/speed - 1), so that
+/// emulated hosts take their time without competing for this machine's cores. speed >= 1: no
+/// emulation.
 void emulate_speed(double computed, double speed);
 
 /// Registers the query and migration callbacks of `graph` on `zz`.

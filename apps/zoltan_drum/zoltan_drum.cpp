@@ -48,7 +48,7 @@ struct Options {
   int steps = 0;
   int products = 1;
   bool monitor_solve = false;  ///< DRUM's agents run during the solve phase (overhead)
-  double speed = 1.0;          ///< emulated relative speed of every process (SPEC 6, sleep mode)
+  double speed = 1.0;          ///< emulated relative speed of every process (sleep mode)
 };
 
 /// Stops the program on every process: the example has no way to go on.

@@ -42,7 +42,7 @@ def run(args, mode_args):
     """One job of bench-checkpoint; returns the figures of its output (name=value)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FLEXMPI_")}
     env.update(MPI_ENV)
-    # Waiting ranks yield only when they outnumber the cores (SPEC 7).
+    # Waiting ranks yield only when they outnumber the cores.
     env["OMPI_MCA_mpi_yield_when_idle"] = "1" if args.nprocs > (os.cpu_count() or 1) else "0"
     command = [args.mpiexec, "-n", str(args.nprocs), args.program, "--dir", args.dir, *mode_args]
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=7200)

@@ -23,7 +23,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 mpiexec=${MPIEXEC:-mpiexec}
 cores=$(nproc)
-# Waiting ranks yield only when they outnumber the cores (SPEC 7): a rank
+# Waiting ranks yield only when they outnumber the cores: a rank
 # that yields on a core of its own gives it away at every poll, and Open MPI's
 # small Alltoallv came out bimodal (1 or 6 us) that way.
 yield_for() { if [ "$1" -gt "$cores" ]; then echo 1; else echo 0; fi; }

@@ -13,7 +13,7 @@ capacity C_i). Two applications:
           a halo exchange overlapped with --products sparse products of the
           interior rows, then the boundary rows: a part's traffic grows with
           its boundary, as in the thesis's mesh solvers. Every process is
-          emulated at --emulate-speed (sleep mode, SPEC 6) so that four hosts
+          emulated at --emulate-speed (sleep mode) so that four hosts
           on two cores do not compete for them.
           "equal" is Zoltan without DRUM (every part 1/4).
   jacobi  flexmpi-jacobi balanced by the drum partitioner

@@ -3,7 +3,7 @@
 experiments (b), (c) and (e)), 2 ranks bound to the 2 cores.
 
 Cases:
-  fast/slow   rank 1 emulated at 1/1.5 of rank 0 (burn mode, SPEC 6): the
+  fast/slow   rank 1 emulated at 1/1.5 of rank 0 (burn mode): the
               1.5x mix of Table 5.2 (RC against RC_ideal = 0.2);
   loaded      equal ranks, and flexmpi-load keeps rank 1's core busy from the
               start to the end (a compute-bound outside job on the host of the

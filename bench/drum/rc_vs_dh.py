@@ -3,7 +3,7 @@
 how much of the ideal gain the drum partitioner (and rcp) win against the
 even split, as the speeds drift apart.
 
-Rank 1 is emulated at relative speed s (SPEC 6, burn mode), rank 0 at 1.
+Rank 1 is emulated at relative speed s (burn mode), rank 0 at 1.
 For each s and mode (static = the even split, rcp, drum), flexmpi-jacobi runs
 `--repeats` times, modes alternating; its reported time (the loop, no start-
 up) is the figure, median of the runs.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """flexmpi-epigraph: static against the count, nnz and weight workload models
 (issue 14; thesis 6.2, Figs. 6.2-6.5), homogeneous and with emulated
-heterogeneous speeds (FLEXMPI_EMULATE_SPEED, SPEC 6), on 2 and 4 processes.
+heterogeneous speeds (FLEXMPI_EMULATE_SPEED), on 2 and 4 processes.
 
 Every configuration is run --repeats times, the repetitions interleaved (one
 of each configuration, then again) so that a slow phase of a shared machine
@@ -30,7 +30,7 @@ MPI_ENV = {
 
 
 def yield_when_idle(nprocs):
-    """Waiting ranks yield only when there are more ranks than cores (SPEC 7):
+    """Waiting ranks yield only when there are more ranks than cores:
     a yielding rank enters the kernel at every poll, which on these VMs flushes
     its TLB and slows its next computation (docs/architecture.md, "Balancing on
     a noisy machine")."""

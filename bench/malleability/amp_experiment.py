@@ -98,7 +98,7 @@ def main():
           f"reference speed {args.reference_speed}, {fix_unit_time(args)}")
     # A discarded warm-up: the first run after an idle spell was the slowest
     # of every experiment (static 28 s where the same 8 processes ran 19.5 s
-    # under AMP minutes later, CG, 2026-11-26).
+    # under AMP minutes later, CG).
     run_app(argparse_copy(args, iterations=args.iterations // 4), 8,
             {"FLEXMPI_POLICY": "lb"})
     rows = []

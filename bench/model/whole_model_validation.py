@@ -54,7 +54,7 @@ def run(args, index, schedule_file, iterations):
                FLEXMPI_MACHINE_PROFILE=args.machine_profile)
     if args.emulate:
         # Every rank (the 6 at the widest) a slower PE that sleeps out its
-        # extra time (SPEC 6): oversubscribed ranks then rarely compete for a core.
+        # extra time: oversubscribed ranks then rarely compete for a core.
         env.update(FLEXMPI_EMULATE_SPEED=",".join([str(args.emulate)] * 6),
                    FLEXMPI_EMULATE_MODE="sleep")
     start = "1" if args.dedicated else "2"

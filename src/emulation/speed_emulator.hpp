@@ -31,11 +31,11 @@
 //   / s. The time a process waits for one of the real cores, which 8-20
 //   emulated PEs on 2 share, is not CPU time: it is absorbed by the pad, and
 //   every PE of a class emulates the same speed.
-// Earlier versions padded to (a robust estimate of the time per work unit) x
-// (the work units the application reported), which made the emulated
+// The target is not (a robust estimate of the time per work unit) x (the
+// work units the application reported): that would make the emulated
 // cluster's cost depend on the balancer's workload model: under EpiGraph's
 // weight model, whose units are a forecast of the work, every emulated PE
-// slept three times as long in total as under the count model.
+// would sleep three times as long in total as under the count model.
 //
 // FLEXMPI_EMULATE_UNIT_SECONDS fixes instead the full-speed time per work
 // unit (measured once beforehand on an idle core): the iteration is padded

@@ -209,7 +209,7 @@ CollectiveFits MachineProfile::fits_for(MpiLibrary running) const {
 
 MachineProfile MachineProfile::defaults() {
   // Measured with `flexmpi-calibrate` on the 2-vCPU development VM (Debian 12,
-  // Open MPI 4.1.4, two ranks on one node through shared memory, 2026-11-25),
+  // Open MPI 4.1.4, two ranks on one node through shared memory),
   // rounded: alpha 0.45-0.62 us, beta 0.16-0.52 ns/B between runs (the VM is
   // shared), gamma 0.026-0.036 ns/B, spawn 0.27 s and remove 0.5-1.2 ms per
   // process (also bench/spawn_cost), redistribution 0.066 ms + 0.18-0.34 ns/B.

@@ -4,12 +4,11 @@
 // data must follow, element for element.
 //
 // "Those speeds" are what the processes run at: burn mode emulates a
-// fraction of the process's own core (SPEC section 6), and the two vCPUs of
+// fraction of the process's own core (docs/reference/behaviour.md, Emulation), and the two vCPUs of
 // the test VMs differ by up to 1.7x in speed from one run to the next (the
-// real time per row of the same kernel: 1.3 to 2.2 us on rank 0, 10 runs,
-// 2026-11-27). The test therefore times its kernel on each core and expects
-// the partition those real times and the emulated speeds give; a fixed 2:1
-// failed about once per CI run.
+// real time per row of the same kernel: 1.3 to 2.2 us on rank 0, 10 runs). The test therefore times
+// its kernel on each core and expects the partition those real times and the emulated speeds give;
+// a fixed 2:1 failed about once per CI run.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

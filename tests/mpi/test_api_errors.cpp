@@ -1,4 +1,4 @@
-// Errors of the C API (SPEC section 3): wrong call order, unknown events and
+// Errors of the C API: wrong call order, unknown events and
 // bad arguments return the documented XMPI_ERR_* code, leave the state
 // unchanged, and XMPI_Last_error_message says what was wrong.
 #include <gmock/gmock.h>

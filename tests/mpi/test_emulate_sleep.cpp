@@ -1,4 +1,4 @@
-// Sleep-mode speed emulation end to end (SPEC section 6): with
+// Sleep-mode speed emulation end to end: with
 // FLEXMPI_EMULATE_SPEED=1.0,0.5 FLEXMPI_EMULATE_MODE=sleep rank 1's
 // computation takes twice as long as its work really took, it reports the CPU
 // time of a dedicated core (CPU = wall), and the CPU the process really used,

@@ -1,4 +1,4 @@
-// Sleep-mode emulation with more ranks than cores (SPEC section 6): six ranks
+// Sleep-mode emulation with more ranks than cores: six ranks
 // at relative speed 0.25 on a 2-core machine (FLEXMPI_EMULATE_SPEED=0.25 x 6,
 // FLEXMPI_EMULATE_MODE=sleep, FLEXMPI_SAMPLING_INTERVAL=10). Their real work
 // needs 6 x 0.25 = 1.5 cores, so the run goes on and every rank's computation

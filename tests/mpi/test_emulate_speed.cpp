@@ -1,4 +1,4 @@
-// Speed emulation end to end (SPEC section 6): with
+// Speed emulation end to end: with
 // FLEXMPI_EMULATE_SPEED=1.0,0.5 rank 1 behaves like a core of half the
 // speed: the same computation takes it twice the CPU time, spent on the CPU
 // (busy, not asleep), and so about twice as long where it has its core to

@@ -1,9 +1,8 @@
-// A given time per work unit (FLEXMPI_EMULATE_UNIT_SECONDS=0.004, SPEC
-// section 6): four sleeping ranks at speeds 0.5, 0.25, 0.25 and 0.125
-// (FLEXMPI_SAMPLING_INTERVAL=10) emulate 8, 16, 16 and 32 ms per iteration
-// (one unit: flexmpi knows no work here) whatever their real work took.
-// Ranks 1 and 2 have the same speed and real work of 3 and 1 ms: with the
-// measured time per unit, rank 1 would emulate three times rank 2's time.
+// A given time per work unit (FLEXMPI_EMULATE_UNIT_SECONDS=0.004): four sleeping ranks at speeds
+// 0.5, 0.25, 0.25 and 0.125 (FLEXMPI_SAMPLING_INTERVAL=10) emulate 8, 16, 16 and 32 ms per
+// iteration (one unit: flexmpi knows no work here) whatever their real work took. Ranks 1 and 2
+// have the same speed and real work of 3 and 1 ms: with the measured time per unit, rank 1 would
+// emulate three times rank 2's time.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

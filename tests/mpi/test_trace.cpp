@@ -1,4 +1,4 @@
-// The JSON-lines trace (SPEC section 5): with FLEXMPI_TRACE set, rank 0
+// The JSON-lines trace: with FLEXMPI_TRACE set, rank 0
 // writes one valid JSON object per sampling interval with the per-process
 // times, counts, flags and the decision taken.
 // Runs with FLEXMPI_TRACE=<build dir>/..., FLEXMPI_SAMPLING_INTERVAL=3 and

@@ -1,4 +1,4 @@
-// Waiting is communication, not computation (SPEC section 2): a rank that
+// Waiting is communication, not computation: a rank that
 // reaches a barrier early spends the wait inside MPI, and the monitor must
 // subtract it from the wall time of the monitored region.
 // Runs with FLEXMPI_SAMPLING_INTERVAL=1, so every iteration is reported.

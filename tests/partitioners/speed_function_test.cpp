@@ -1,4 +1,4 @@
-// Emulated speed functions (SPEC section 6): FLEXMPI_EMULATE_SPEED items of
+// Emulated speed functions: FLEXMPI_EMULATE_SPEED items of
 // the form SPEED@SIZE:SPEED (a memory cliff), their arithmetic and their
 // validation; constant speeds behave exactly as before.
 #include <gmock/gmock.h>

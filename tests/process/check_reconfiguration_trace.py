@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the reconfigurations recorded in a flexmpi trace (SPEC 5).
+"""Checks the reconfigurations recorded in a flexmpi trace.
 
 usage: check_reconfiguration_trace.py TRACE ACTION:NPROCS...
 Each ACTION:NPROCS is one expected spawn or removal and the process count

@@ -1,5 +1,5 @@
 /* Thesis Fig. 4.13: a malleable program written with the low-level API
- * (SPEC section 3). Started with 3 processes, it spawns 3 more (flex_static
+ *. Started with 3 processes, it spawns 3 more (flex_static
  * side), all 6 do an MPI_Allreduce, one dynamic process is removed and the
  * 5 others do an MPI_Allgather. Both sides of the figure are this one
  * program (flex_dynamic): a process tells them apart by its status. The

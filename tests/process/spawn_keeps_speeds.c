@@ -4,8 +4,8 @@
  * balance a registered vector; then each spawns one process at iteration 40
  * (the first spawn of the run) and again at iteration 80. XMPI_Send_data
  * splits the rows by the speeds of the latest interval: the slow rank must
- * keep a smaller share each time (it got an equal share after the first
- * spawn before the fix). The spawns use XMPI_Spawn(NULL, NULL, ...): the new
+ * keep a smaller share each time (an equal share after the first spawn
+ * would mean the speeds were lost). The spawns use XMPI_Spawn(NULL, NULL, ...): the new
  * processes must get this program's own arguments (--marker keep-speeds),
  * which they check. Every element is checked after every step. */
 #include <mpi.h>

@@ -1,8 +1,8 @@
 // With an MPI library that cannot spawn processes (Debian's MPICH 4.0,
-// device ch4:ucx: SPEC section 7), dynamic process management returns a
-// clear XMPI_ERR_UNSUPPORTED at once, on every process, and nothing else
-// changes. With Open MPI the test checks that spawning is reported as
-// supported and is skipped. It spawns nothing, so it runs in every CI stage.
+// device ch4:ucx; docs/reference/behaviour.md, MPI implementations), dynamic process management
+// returns a clear XMPI_ERR_UNSUPPORTED at once, on every process, and nothing else changes. With
+// Open MPI the test checks that spawning is reported as supported and is skipped. It spawns
+// nothing, so it runs in every CI stage.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

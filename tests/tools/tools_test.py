@@ -113,7 +113,7 @@ def dry_run_command(output):
     return shlex.split(lines[0])
 
 
-# Option values every table is expected to accept (SPEC section 4).
+# Option values every table is expected to accept.
 SAMPLE_VALUES = {
     "sampling-interval": "7", "imbalance-threshold": "0.2", "dedicated-threshold": "0.1",
     "k": "5", "lb-model": "nnz", "partitioner": "rcp", "metric": "work", "policy": "lb",

@@ -1,4 +1,4 @@
-// Configuration (SPEC section 4): defaults, every setting's accepted values,
+// Configuration: defaults, every setting's accepted values,
 // and every kind of bad value rejected with a message naming the variable,
 // the value and what is accepted, through a fake environment.
 #include <gmock/gmock.h>

@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-constexpr double kDedicated = 0.05;  // SPEC: default dedicated_threshold
+constexpr double kDedicated = 0.05;  // default dedicated_threshold
 
 ProcessInterval process(double wall, double cpu, double mpi, double metric = 0.0) {
   ProcessInterval p;

@@ -1,4 +1,4 @@
-// Metric backends (SPEC section 2): the work metric counts work units; an
+// Metric backends: the work metric counts work units; an
 // explicit PAPI request either really counts or fails, never fakes counts;
 // "auto" falls back to work, and says so, where counters are missing.
 // Written to pass both here (0 hardware counters) and on a machine with them.
@@ -141,7 +141,7 @@ TEST(AutoMetric, FallsBackToWorkAndLogsWhereCountersAreMissing) {
   EXPECT_EQ(metric->name(), "work");
   EXPECT_THAT(metric->events(), ElementsAre("WORK"));
   EXPECT_THAT(count_one(*metric), ElementsAre(42));
-  // The library says which metric it uses (SPEC section 2).
+  // The library says which metric it uses.
   ASSERT_EQ(ctx.logged.size(), 1u);
   EXPECT_THAT(ctx.logged[0], HasSubstr("work"));
 }

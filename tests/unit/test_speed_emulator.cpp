@@ -1,4 +1,4 @@
-// Speed emulation (SPEC section 6): the speed list, the delay arithmetic, a
+// Speed emulation: the speed list, the delay arithmetic, a
 // busy wait that really occupies the CPU (burn mode: a sleep would look like
 // a shared core, not a slower dedicated one) and the sleep of sleep mode,
 // which must wait as long while leaving the CPU to others.

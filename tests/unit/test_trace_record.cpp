@@ -1,4 +1,4 @@
-// The trace record of one sampling interval (SPEC section 5), built from a
+// The trace record of one sampling interval, built from a
 // hand-made report, and the JSON-lines writer.
 #include <gtest/gtest.h>
 
