@@ -44,7 +44,7 @@ import time
 # oversubscribed). Yielding makes the waiting rank enter the kernel thousands
 # of times per wait, and with this VM's page-table isolation each entry
 # flushes its TLB: the fast rank of 1.0/0.5 then computed 5-10 % slower than
-# alone, and the emulated 2.0 ratio read 1.8 (issue 11).
+# alone, and the emulated 2.0 ratio read 1.8.
 MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1",
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",

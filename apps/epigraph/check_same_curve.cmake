@@ -1,5 +1,5 @@
 # The epidemic curve of flexmpi-epigraph must be bit-identical whatever the
-# processes and the balancing (issue 14: "the correctness test of every
+# processes and the balancing ("the correctness test of every
 # redistribution on irregular data"). RUNS: semicolon-separated list of
 # "NAME|NP|LB_MODEL|EMULATE_SPEED|EXTRA_ARGS" (EMULATE_SPEED "-" for none,
 # EXTRA_ARGS comma-separated; an item FLEXMPI_NAME=VALUE sets the

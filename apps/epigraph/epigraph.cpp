@@ -84,7 +84,7 @@ void check(int code, const char* call) {
   }
 }
 
-// Prints the degree statistics of the graph (issue 14's targets) and the
+// Prints the degree statistics of the graph (targets in social_graph.cpp) and the
 // nonzero imbalance of equal row blocks on 2, 4 and 8 processes.
 void report_graph_stats(const epigraph::LocalGraph& graph, int population, int rank, int nprocs) {
   const int rows = static_cast<int>(graph.row_start.size()) - 1;

@@ -11,7 +11,7 @@
 //      household and work contacts; contacts go to partners chosen in
 //      proportion to their weight, 80 % inside the district, 20 % anywhere.
 // The log-normal (median 19.5, sigma 0.8, its tail above 70 compressed to a
-// slope of 0.35) gives degree statistics near the targets of issue 14 (mean
+// slope of 0.35) gives degree statistics near the targets (mean
 // 25, median 19, p90 54, p99 97, max 200; see --graph-stats).
 #include "social_graph.hpp"
 

@@ -1,5 +1,5 @@
 // flexmpi-zoltan-drum: Zoltan partitions a real graph with DRUM powers as part
-// sizes, the way Zoltan's USE_DRUM did (DRUM thesis ch. 4; issue 15). Debian's
+// sizes, the way Zoltan's USE_DRUM did (DRUM thesis ch. 4). Debian's
 // Zoltan 13.2 no longer has the DRUM hooks, so the powers go in through
 // Zoltan_LB_Set_Part_Sizes, one part per process.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validation of the communication model (thesis 6.3.2, Figs. 6.9-6.12; issue 12):
+# Validation of the communication model (thesis 6.3.2, Figs. 6.9-6.12):
 # calibrate the links on 2 processes and the collective fits on 2 .. the largest
 # count (flexmpi-calibrate --link-from), then predicted vs measured Send/Recv, Bcast,
 # Gather, Allreduce and Alltoallv on each process count, at the calibrated sizes

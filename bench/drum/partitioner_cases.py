@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DRUM against rcp and fpm on the same cases (DRUM thesis ch. 5; issue 15
+"""DRUM against rcp and fpm on the same cases (DRUM thesis ch. 5:
 experiments (b), (c) and (e)), 2 ranks bound to the 2 cores.
 
 Cases:

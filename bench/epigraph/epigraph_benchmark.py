@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """flexmpi-epigraph: static against the count, nnz and weight workload models
-(issue 14; thesis 6.2, Figs. 6.2-6.5), homogeneous and with emulated
+(thesis 6.2, Figs. 6.2-6.5), homogeneous and with emulated
 heterogeneous speeds (FLEXMPI_EMULATE_SPEED), on 2 and 4 processes.
 
 Every configuration is run --repeats times, the repetitions interleaved (one

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""flexmpi-epigraph on 8 processes of an emulated cluster (issue 14; thesis
+"""flexmpi-epigraph on 8 processes of an emulated cluster (thesis
 6.2, Figs. 6.2-6.6, and 6.4, Fig. 6.16).
 
 Every process runs on this machine at its node class's relative speed, the

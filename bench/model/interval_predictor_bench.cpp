@@ -1,6 +1,6 @@
 // bench-model-predictor: the cost of evaluating one candidate configuration
-// with IntervalPredictor (thesis eq. 5.2; issue 12 target: <= 10 us for 64
-// processes, so that AMP can evaluate hundreds per sampling interval).
+// with IntervalPredictor (thesis eq. 5.2); the target is <= 10 us
+// for 64 processes, so that AMP can evaluate hundreds per sampling interval).
 // Google Benchmark; the argument is the process count of the candidates.
 #include <benchmark/benchmark.h>
 

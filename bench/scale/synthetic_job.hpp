@@ -1,4 +1,4 @@
-// A synthetic job for the decisions-at-scale benchmark (issue 36, item 3):
+// A synthetic job for the decisions-at-scale benchmark:
 // what rank 0 would hold at the end of a sampling interval of P processes on
 // C node classes, without MPI. Ranks are packed onto nodes of
 // `cores_per_node` processes, nodes onto classes in rank order, and each

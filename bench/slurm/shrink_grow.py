@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 16's demo and benchmark: flexmpi-jacobi under HPMP inside a Slurm
+"""The Slurm demo and benchmark: flexmpi-jacobi under HPMP inside a Slurm
 allocation of the local 4-node cluster (scripts/slurm-local.sh) grows onto
 the two idle nodes, a job of higher priority arrives and needs two nodes,
 flexmpi gives them back, the other job runs and leaves, and flexmpi grows

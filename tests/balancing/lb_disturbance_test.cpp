@@ -1,4 +1,4 @@
-// Hysteresis on a real run (issue 11): rank 1 computes three times as long
+// Hysteresis on a real run: rank 1 computes three times as long
 // for exactly one sampling interval, as if a cold cache or a preemption hit
 // it. With the default FLEXMPI_LB_CONFIRM=2 no data may move. The same
 // program with FLEXMPI_LB_CONFIRM=1 (Alg. 5 as the thesis has it) must move

@@ -363,7 +363,8 @@ TEST(RebalanceModel, TheMeasuredCostReplacesTheDefaultPrice) {
 
 // A move of a few hundred bytes that took 4 ms (a busy machine: the
 // handshake waited for a descheduled process) says the handshake is slow,
-// not that bytes are: it priced a later megabyte at 1.5 s until issue 35.
+// not that bytes are: charged to the bytes, it would price a later megabyte
+// at 1.5 s.
 TEST(RebalanceModel, ATinyMoveTeachesTheHandshakeNotThePricePerByte) {
   RedistributionCost cost;
   cost.observe(432.0, 4e-3);
@@ -430,7 +431,7 @@ TEST(RebalanceModel, NoGainNoMove) {
   EXPECT_FALSE(a.pays);
 }
 
-// Do no harm (issue 35): a move is judged on the blocks it made.
+// Do no harm: a move is judged on the blocks it made.
 TEST(LoadBalancer, AMoveThatDeliversLeavesNoBackoff) {
   LoadBalancer balancer(Config{});
   Decomposition current = {{500, 0}, {500, 500}};

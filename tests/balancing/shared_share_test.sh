@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The share of a shared PE (issue 35, thesis 5.2.1): each case runs Jacobi on
+# The share of a shared PE (thesis 5.2.1): each case runs Jacobi on
 # 2 ranks, 1 per core, with real outside load (tools/flexmpi-load).
 #   pinned-one: one busy process on rank 1's core. On the equal blocks of the
 #     first interval rank 1 must be seen as slower by the share of its core it

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An emulated slow core is slow where it computes (issue 35, item 3): a loop
+# An emulated slow core is slow where it computes: a loop
 # with two reductions per iteration (two_reductions.c) at emulated speeds
 # 1.0/0.5, static then balanced. Padded once at the end of the iteration, the
 # slow rank's wait landed before the first reduction whatever its rows, and

@@ -223,7 +223,7 @@ std::string computing_with(const std::string& attributes) {
          attributes + "/>";
 }
 
-// Issue 34: a topology with an unknown child, a node that is its own child
+// A topology with an unknown child, a node that is its own child
 // or CPUs=-3 was accepted at start-up and failed (or was ignored) mid-run.
 TEST(MachineXmlErrors, TreeAndNumbersAreCheckedWhenTheFileIsRead) {
   EXPECT_THAT(read_rejection(model(network("0", "a;ghost;", 2) + computing("a"))),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the prediction model in a flexmpi trace of a Jacobi run with a spawn
-and a removal (issue 12): every interval after the first was predicted with
+and a removal: every interval after the first was predicted with
 the calibrated machine profile, steady intervals' computation within a
 generous bound, and the spawn's and the removal's costs predicted beside
 what they measured.

@@ -93,7 +93,7 @@ TEST(ComputationModel, BadProfilesNameFileLineAndKey) {
   EXPECT_EQ(WorkProfile::load(path).intervals().size(), 2u);
 }
 
-// Issue 34: metric_count 1e308 was accepted and failed mid-run inside AMP
+// A metric_count of 1e308 was accepted and failed mid-run inside AMP
 // ("expected finite seconds >= 0, got inf"); an interval of 10^12 wrapped in
 // an int. Each is refused at load, naming the line, the key and the range.
 TEST(ComputationModel, OutOfRangeProfileNumbersAreRefusedWithTheirRange) {

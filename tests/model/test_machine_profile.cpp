@@ -227,7 +227,7 @@ TEST(MachineProfile, OtherBadValues) {
   expect_error(write("wrong_format.json", document.dump()), "format");
 }
 
-// Issue 34: numbers out of their physical range were taken (latency 1e308
+// Numbers out of their physical range were taken (latency 1e308
 // made every prediction infinite mid-run); each is refused at load with the
 // key and the range.
 TEST(MachineProfile, OutOfRangeNumbersAreRefusedWithTheirRange) {

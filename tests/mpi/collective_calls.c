@@ -1,4 +1,4 @@
-/* flexmpi's collective calls made by some ranks only (issue 34), and a run
+/* flexmpi's collective calls made by some ranks only, and a run
  * that makes them right. README's balanced loop, 20 iterations, with
  * FLEXMPI_SAMPLING_INTERVAL=5: the first collective evaluation is at the end
  * of iteration 4. argv[1] says who misbehaves there:

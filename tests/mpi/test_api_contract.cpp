@@ -1,5 +1,5 @@
 // The API fails at the call that is wrong, and keeps the contract of its
-// header (issue 33). The tests run in order on one runtime, whose
+// header. The tests run in order on one runtime, whose
 // decomposition has kRows rows.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

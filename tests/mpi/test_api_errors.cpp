@@ -130,7 +130,7 @@ TEST(ApiErrors, RegisteringANullBufferThatHoldsRowsIsAnArgumentError) {
   EXPECT_EQ(runtime().state().data().structure_count(), 0u);  // nothing was registered
 }
 
-// Issue 34: a size of 10^12 reached the library as -727379968 (the int
+// A size of 10^12 reached the library as -727379968 (the int
 // parameter wrapped it) and was refused as negative. Sizes are long long:
 // the value arrives intact and is refused by value, with the limit.
 TEST(ApiErrors, SizesBeyondIntAreRefusedByTheirValue) {
@@ -150,7 +150,7 @@ TEST(ApiErrors, SizesBeyondIntAreRefusedByTheirValue) {
   std::free(x);
 }
 
-// Issue 34: a valid tiling in another rank order was refused with "rows
+// A valid tiling in another rank order was refused with "rows
 // 0..4 belong to no process". Reversed blocks (the last rank owns the first
 // rows) move every value to its new owner, and back.
 TEST(ApiErrors, RedistributeDataAcceptsBlocksInAnyRankOrder) {

@@ -1,5 +1,5 @@
 /* XMPI_Eval_lbalance balances only; the spawn it leaves waiting is
- * XMPI_Eval_reconfig's (issue 33).
+ * XMPI_Eval_reconfig's.
  *
  * Two processes run README's balanced loop under FLEXMPI_POLICY=smp with the
  * schedule "10 spawn 1" (FLEXMPI_SAMPLING_INTERVAL=5). Iterations 0-29 call

@@ -1,4 +1,4 @@
-/* XMPI_Spawn beyond the processes the job may reach (issue 34). Without a
+/* XMPI_Spawn beyond the processes the job may reach. Without a
  * hostfile and FLEXMPI_MAX_PROCS the bound is the slots mpiexec gave the job
  * (MPI_UNIVERSE_SIZE): a spawn of 1000 processes is refused at once with
  * XMPI_ERR_ARG and a message naming the bound and how to raise it, nothing

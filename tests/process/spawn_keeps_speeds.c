@@ -1,4 +1,4 @@
-/* A spawn keeps what balancing learnt (issue 9, points 1 and 8).
+/* A spawn keeps what balancing learnt.
  *
  * Two processes, rank 1 emulated at half speed (FLEXMPI_EMULATE_SPEED=1.0,0.5),
  * balance a registered vector; then each spawns one process at iteration 40

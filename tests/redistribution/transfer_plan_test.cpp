@@ -50,7 +50,7 @@ std::vector<Transfer> brute_force(const Decomposition& mine, const Decomposition
   return result;
 }
 
-// Issue 34: a valid tiling listed in another rank order ("rank 1 owns the
+// A valid tiling listed in another rank order ("rank 1 owns the
 // first rows") was refused with "rows 0..49 belong to no process"; every
 // other trial shuffles which rank owns which block.
 TEST(TransferPlan, MatchesBruteForceOnRandomDecompositionsInAnyRankOrder) {

@@ -1,4 +1,4 @@
-// The Slurm resource manager (issue 16) on outputs recorded from the local
+// The Slurm resource manager on outputs recorded from the local
 // cluster of scripts/slurm-local.sh (fixtures/README.md): Slurm's environment
 // read or refused by name, sinfo/squeue/scontrol parsed, idle nodes offered,
 // helper nodes reclaimed for a pending job of higher priority, the current

@@ -1,6 +1,6 @@
 // Random decompositions for redistribution tests: contiguous blocks of
 // random sizes (empty ones included) covering `rows`, in rank order or, every
-// other time, shuffled (any rank order is a decomposition, issue 34).
+// other time, shuffled (any rank order is a decomposition).
 #pragma once
 
 #include <algorithm>

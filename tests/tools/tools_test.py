@@ -302,6 +302,120 @@ def flexrun_bad_value(args):
     expect(not os.path.exists(record), "nothing may be launched when a value is invalid")
 
 
+def executable_script(path, body):
+    with open(path, "w") as stream:
+        stream.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@check("flexrun-launcher-timeout")
+def flexrun_launcher_timeout(args):
+    """A launcher that never answers --version: flexrun names it, ends, and kills it."""
+    pid_file = os.path.join(args.workdir, "sleeper.pid")
+    launcher = executable_script(os.path.join(args.workdir, "silent-mpiexec"),
+                                 f"sleep 600 &\necho $! > {shlex.quote(pid_file)}\nwait\n")
+    script, marker = marker_script(args)
+    started = time.monotonic()
+    result = run([args.flexrun, f"--mpiexec={launcher}", "-n", "2", script],
+                 env=clean_environment(), timeout=60)
+    seconds = time.monotonic() - started
+    wanted = (f"flexrun: the launcher '{launcher}' did not answer '--version' within 10 s "
+              f"(killed) (give the launcher with --mpiexec=PATH)\n")
+    expect(result.returncode == 127 and result.stderr == wanted,
+           f"exit 127 and {wanted.strip()!r} expected")
+    expect(seconds < 30, f"flexrun took {seconds:.0f} s to give up on the launcher")
+    expect(not os.path.exists(marker), "nothing may run when the launcher does not answer")
+    with open(pid_file) as stream:
+        sleeper = int(stream.read())
+    for _ in range(50):  # the kill is asynchronous to the reaping of its parent
+        if not process_alive(sleeper):
+            break
+        time.sleep(0.1)
+    expect(not process_alive(sleeper), "what the launcher started must be killed with it")
+
+
+@check("flexrun-launcher-runs-nothing")
+def flexrun_launcher_runs_nothing(args):
+    """/bin/true as launcher exits 0 without running the program: refused as no launcher."""
+    script, marker = marker_script(args)
+    result = run([args.flexrun, "--mpiexec=/bin/true", "-n", "2", script], env=clean_environment())
+    expect(result.returncode == 127 and
+           result.stderr.startswith("flexrun: '/bin/true' is no MPI launcher: its --version (") and
+           "(Open MPI's mpiexec, MPICH's Hydra, Slurm's srun)" in result.stderr,
+           "--mpiexec=/bin/true: exit 127 and a message that it is no MPI launcher expected")
+    expect(not os.path.exists(marker), "the program cannot have run")
+    result = run([args.flexrun, "--mpiexec=/bin/true", "--dry-run", "-n", "2", script],
+                 env=clean_environment())
+    expect(result.returncode == 0 and "not usable: '/bin/true' is no MPI launcher" in result.stdout,
+           "a dry run prints the plan and says the launcher is not usable")
+
+
+@check("flexrun-option-like-value")
+def flexrun_option_like_value(args):
+    """A value that looks like an option is taken only with '='."""
+    launcher = fake_mpiexec(args, "openmpi")
+    record = os.path.join(args.workdir, "launched.json")
+    env = dict(clean_environment(), FAKE_MPIEXEC_RECORD=record)
+    for option, word in (("--trace", "--dry-run"), ("--report", "-v"), ("--mpiexec-arg", "--host"),
+                         ("-n", "--dry-run")):
+        result = run([args.flexrun, f"--mpiexec={launcher}", option, word, "-n", "2", "./app"],
+                     env=env, cwd=args.workdir)
+        spelled = "--np" if option == "-n" else option
+        wanted = (f"flexrun: {option} needs a value, and '{word}' is an option: write "
+                  f"{spelled}={word} for a file (or value) of that name\n")
+        expect(result.returncode == 2 and result.stderr == wanted,
+               f"{option} {word}: exit 2 and {wanted.strip()!r} expected")
+        expect(not os.path.exists(record), f"{option} {word}: nothing may be launched")
+        expect(not os.path.exists(os.path.join(args.workdir, word)),
+               f"{option} {word}: no file named {word} may be written")
+    # With '=' the value is taken as it is; "-" (standard error) and numbers are values.
+    result = run([args.flexrun, f"--mpiexec={launcher}", "--trace=--dry-run", "--report", "-",
+                  "--imbalance-threshold", "0.2", "-n", "2", "./app"], env=env)
+    expect(result.returncode == 0, "--trace=--dry-run --report - must launch")
+    with open(record) as stream:
+        seen = json.load(stream)
+    expect(seen["env"].get("FLEXMPI_TRACE") == "--dry-run" and
+           seen["env"].get("FLEXMPI_REPORT") == "-",
+           "FLEXMPI_TRACE=--dry-run and FLEXMPI_REPORT=- expected in the launcher's environment")
+
+
+@check("flexrun-double-dash")
+def flexrun_double_dash(args):
+    """'--' ends flexrun's options: a program whose name starts with '-' runs."""
+    marker = os.path.join(args.workdir, "ran")
+    executable_script(os.path.join(args.workdir, "-prog"),
+                      f'echo "$@" > {shlex.quote(marker)}\n')
+    launcher = fake_mpiexec(args, args.mpi)
+    record = os.path.join(args.workdir, "launched.json")
+    env = dict(clean_environment(), FAKE_MPIEXEC_RECORD=record)
+    result = run([args.flexrun, f"--mpiexec={launcher}", "-n", "2", "--", "-prog", "-n", "3"],
+                 env=env, cwd=args.workdir)
+    expect(result.returncode == 0, "flexrun -n 2 -- -prog must launch")
+    with open(record) as stream:
+        argv = json.load(stream)["argv"]
+    expect(argv[-5:] == ["-n", "2", "./-prog", "-n", "3"],
+           f"the launcher must get the program as ./-prog, its arguments untouched: {argv}")
+    result = run([args.flexrun, "-n", "2", "-prog"], env=env, cwd=args.workdir)
+    expect(result.returncode == 2 and "unknown option '-prog'" in result.stderr,
+           "without '--', -prog is an unknown option of flexrun")
+    # Through the real launcher, the program runs.
+    result = run([args.flexrun, "-n", "1", "--", "-prog", "a b"], env=mpi_environment(),
+                 cwd=args.workdir)
+    expect(result.returncode == 0 and os.path.exists(marker),
+           "flexrun -n 1 -- -prog: the program must run")
+    with open(marker) as stream:
+        expect(stream.read() == "a b\n", "the program's argument must arrive untouched")
+
+
 def probe_run(args, extra_options, probe_args, timeout=120):
     env = mpi_environment()
     return run([args.flexrun, "-n", "2"] + extra_options + [args.probe] + probe_args, env=env,
@@ -583,7 +697,7 @@ def plot_errors(args):
                f"{os.path.basename(path)}: a one-line message naming the file and '{needle}' "
                "expected")
 
-    # A plot the disk refuses (issue 34): named, exit code 1, never a silent success.
+    # A plot the disk refuses: named, exit code 1, never a silent success.
     full = os.path.join(args.workdir, "full")
     os.makedirs(full, exist_ok=True)
     if not os.path.lexists(os.path.join(full, "speed.png")):

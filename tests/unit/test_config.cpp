@@ -424,7 +424,7 @@ TEST(Config, PathSettingsAcceptPathsAndRejectEmpty) {
   }
 }
 
-// The collective watchdog's timeout and what lost output does (issue 34).
+// The collective watchdog's timeout and what lost output does.
 TEST(Config, FailureSettingsAcceptTheirRanges) {
   EXPECT_EQ(Config{}.collective_timeout, 300.0);
   EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "0").collective_timeout, 0.0);

@@ -83,7 +83,7 @@ TEST(ProcessInterval, EffectiveComputationOnASharedPeIsItsComputationAtItsShare)
   EXPECT_DOUBLE_EQ(process(2.0, 1.0, 0.0).effective_computation(kDedicated), 2.0);
   // A loaded rank that also waits in MPI: its CPU time (0.6 s) is below its
   // computation (1 s). Scaling by cpu/wall made this the whole wall time (2 s),
-  // so a loaded rank kept losing rows however few it had (issue 35).
+  // so a loaded rank kept losing rows however few it had.
   EXPECT_DOUBLE_EQ(process(2.0, 0.6, 1.0).effective_computation(kDedicated), 1.0);
   EXPECT_DOUBLE_EQ(process(2.0, 0.6, 1.0, 100).speed(kDedicated), 100.0);
   // Preempted while it waited in MPI: the computation ran at the share it got
@@ -231,7 +231,7 @@ TEST(ProcessInterval, DedicatedTimeIsTheTypicalComputationWhereKnown) {
   EXPECT_DOUBLE_EQ(p.effective_computation(kDedicated), 0.8);
 }
 
-// The speed estimate of one interval (issue 11): the median iteration, so
+// The speed estimate of one interval: the median iteration, so
 // that the first iterations on a block just received do not count as a
 // slower processor.
 TEST(TypicalComputation, IgnoresTheSlowFirstIterationsAfterARedistribution) {
@@ -282,7 +282,7 @@ TEST(IntervalReport, ImbalanceIsMaxMinusMinOverMaxOfComputation) {
 
 TEST(IntervalReport, ImbalanceComparesEffectiveComputationOfSharedPes) {
   IntervalReport r;
-  // Issue 35's reproduction: both cores loaded by two outside processes
+  // Measured: both cores loaded by two outside processes
   // each, speeds 1.0 and 0.5. Each rank gets a third of its core (CPU 0.24 s
   // of 0.72 s wall) and computes 0.354 and 0.662 s. Scaled by the share of
   // the whole interval both times were the wall time: imbalance 0.01.

@@ -83,7 +83,7 @@ TEST(Schedule, BadLinesAreRefusedNamingTheLine) {
   }
 }
 
-// The parser is one pass over the text (issue 34: a 50 MB schedule took
+// The parser is one pass over the text (a 50 MB schedule took
 // 54 s); the timing is in docs/results.md, this checks the pass.
 TEST(Schedule, ManyLinesInAnyOrderAndLayout) {
   std::string text;

@@ -1,4 +1,4 @@
-// The processes a job may reach (resources/process_bound.hpp, issue 34):
+// The processes a job may reach (resources/process_bound.hpp):
 // never unbounded without a description of the machine.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

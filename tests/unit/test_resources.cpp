@@ -218,7 +218,7 @@ TEST(NodeClasses, BadLinesAreRefusedNamingTheLine) {
       {"C1 fast", "speed: expected a number > 0 and <= 1000000000000, got 'fast'"},
       {"C1 1 -2", "cost: expected a number from 0 to 1000000000, got '-2'"},
       {"C1 1 2 x", "watts: expected a number from 0 to 1000000, got 'x'"},
-      // Issue 34: out of range or not finite, each refused with its range.
+      // Out of range or not finite, each refused with its range.
       {"C1 1e308", "speed: expected a number > 0 and <= 1000000000000, got '1e308'"},
       {"C1 1e400", "speed: expected a number > 0 and <= 1000000000000, got '1e400'"},
       {"C1 nan", "speed: expected a number > 0"},

@@ -157,7 +157,7 @@ TEST(SpeedEmulator, BurnModeSpinsEachStretchsCpuTimeOverSpeed) {
 
 TEST(SpeedEmulator, TheWorkUnitsDoNotChangeTheEmulatedTime) {
   // The same real work, reported as 10 or as 10,000 units (two workload
-  // models): the same wait (issue 35).
+  // models): the same wait.
   for (const double units : {10.0, 10'000.0}) {
     SCOPED_TRACE(units);
     SpeedEmulator half(
