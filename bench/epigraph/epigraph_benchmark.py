@@ -32,8 +32,8 @@ MPI_ENV = {
 def yield_when_idle(nprocs):
     """Waiting ranks yield only when there are more ranks than cores:
     a yielding rank enters the kernel at every poll, which on these VMs flushes
-    its TLB and slows its next computation (docs/architecture.md, "Balancing on
-    a noisy machine")."""
+    its TLB and slows its next computation (docs/design/balancing.md,
+    point 6)."""
     return {"OMPI_MCA_mpi_yield_when_idle": "1" if nprocs > (os.cpu_count() or 1) else "0"}
 
 

@@ -39,7 +39,7 @@ inline constexpr double kStallIterations = 4.0;
 
 /**
  * The computation of an interval without the stalls every process waited for
- * (docs/architecture.md, "Balancing on shared cores", point 5). On a core
+ * (docs/design/shared-cores.md, point 5). On a core
  * time-sliced with another program the scheduler takes the core away for a
  * slice of milliseconds. Where iterations are much shorter than a slice (CG:
  * 0.1 ms), an iteration caught by it computes for the whole slice while the
@@ -68,7 +68,7 @@ struct CpuSample {
  * What a shared PE's computation time is multiplied by to be the time the
  * computation needs at the share of the core the process gets over the
  * interval, not the share it happened to get while computing
- * (docs/architecture.md, "Balancing on shared cores", point 6). A process
+ * (docs/design/shared-cores.md, point 6). A process
  * that spins in its MPI waits (Open MPI and MPICH poll) is runnable all the
  * time, so its CPU time over wall time is its share of the core; the
  * scheduler does not spread that share evenly between computing and

@@ -1,8 +1,7 @@
 // What the performance-aware malleability policies (hpmp, amp) learn from
 // the run to correct the remaining-run model (model/run_predictor.hpp).
 // None of it is in the thesis; each piece fixed a fault measured on the
-// emulated cluster (docs/architecture.md, "Malleability policies on the
-// emulated cluster"):
+// emulated cluster (docs/design/malleability.md):
 //   - an interval is representative when the balancer has set the blocks
 //     once (the start's equal blocks are not what the processes run on), no
 //     process changed and no row moved just before it (a moved row is

@@ -8,7 +8,7 @@
 // the helper nodes it still lacks after the idle ones are reclaimed (kept
 // at 0 PEs: the scheduler removes their processes). The nodes of the
 // original allocation are never reclaimed: mpirun's daemons run there
-// (docs/architecture.md, "Slurm").
+// (docs/design/slurm.md).
 //
 // The parsers and the decision are pure functions over the commands'
 // outputs; the commands go through a CommandRunner. When a command fails

@@ -66,7 +66,7 @@ IntervalTimer::IntervalTimer() {
   // after the other, a process preempted between the first two reads got a
   // rate off by the preemption (one rank's every MPI call then outlasted its
   // iteration: computation 0 in the trace, and the balancer gave it all the
-  // rows; docs/architecture.md).
+  // rows).
   const ClockPair start = tight_pair();
   while (wall_seconds() - start.wall < 2e-3) {
   }

@@ -115,7 +115,7 @@ TEST(LoadBalancing, ConvergesToTheEmulatedSpeeds) {
   const double expected = emulated_row_time[1] / emulated_row_time[0];
   const double ratio = static_cast<double>(counts[0]) / counts[1];
   // Within 20 %: either core's speed drifts by 10-25 % over a few hundred
-  // milliseconds (docs/architecture.md), and a window's median is not one
+  // milliseconds (docs/design/emulation.md), and a window's median is not one
   // iteration's. On equal cores the expectation is 2:1.
   EXPECT_GT(ratio, expected / 1.2) << counts[0] << " : " << counts[1] << ", expected " << expected
                                    << " : 1, judged on iterations before " << end;

@@ -108,7 +108,7 @@ TEST(UllApi, BalancesTheListing13LoopLikeThePapersExample) {
   // cores moves rows for one iteration: judge the median of the last 7.
   // The bounds allow for this VM's own jitter: a pinned compute loop of
   // 0.5 ms, 200 times on an idle machine, took min 534, median 620, p90
-  // 673-749 us (docs/architecture.md, "Emulation"), so one iteration's
+  // 673-749 us (docs/design/emulation.md), so one iteration's
   // time can be 1.4x another's at equal work, and an emulated core
   // (burn mode) stretches its real time by 1/s.
   auto median_of_last = [&](int q) {

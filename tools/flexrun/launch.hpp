@@ -116,7 +116,7 @@ struct Host {
  * Inside a Slurm allocation: a malleability policy gets FLEXMPI_RESOURCES=slurm;
  * with Open MPI SLURM_CONF is exported, and where the node names are not
  * host names mpirun's Slurm launch is switched off and -n defaults to the
- * allocation's CPUs (docs/architecture.md, "Slurm").
+ * allocation's CPUs (docs/design/slurm.md).
  */
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
                        const Environment& inherited, const Host& host);

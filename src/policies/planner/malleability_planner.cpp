@@ -75,7 +75,7 @@ MalleabilityDecision plan_hpmp(std::span<const NodeClassOffer> offers,
   // strictly lowest prediction wins, so ties go to fewer changes. Beyond
   // Alg. 7, removing the r slowest removable processes is a candidate too:
   // with the model corrected on the counts the job ran (RunLearning), a
-  // spawn that did not pay is given back (docs/architecture.md).
+  // spawn that did not pay is given back (docs/design/malleability.md).
   MalleabilityDecision decision = keep(offers.size(), 0.0, "");
   int best_count = 0;
   const auto consider = [&](Counts delta, int count) {
@@ -107,7 +107,7 @@ namespace {
 // fewer processes included, if faster than now. Measured on its own count,
 // a spawned configuration can be slower than fewer processes (CG on 18
 // processes of 2 cores), and with the spawns alone AMP stayed on it
-// (docs/architecture.md).
+// (docs/design/malleability.md).
 // A best effort must be predicted this much faster than staying. The
 // candidates' predictions differ by the learnt corrections' noise: on
 // EpiGraph's quiet first weeks, AMP with an unreachable goal spawned 2
@@ -171,7 +171,7 @@ MalleabilityDecision plan_amp(std::span<const NodeClassOffer> offers, const AmpG
   // Where a change lands. What the model leaves out (a slow interval, the
   // next change's settling) makes the rest of the run later far more often
   // than earlier, and changes that landed at the band's upper edge finished
-  // every emulated-cluster run late (docs/architecture.md): a change aims at
+  // every emulated-cluster run late (docs/design/malleability.md): a change aims at
   // the lower edge; a spawn at the upper edge only when nothing reaches the
   // lower one (a removal then keeps the processes).
   search.aim_at(lower);
