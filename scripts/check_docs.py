@@ -6,7 +6,8 @@
 Fails (exit status 1, one line per problem) when
 - a heading in README.md or docs/**/*.md names an issue ("issue 12"), a round ("Ninth
   round") or a date ("2026-11-25");
-- docs/results.md is longer than 600 lines;
+- docs/results.md is longer than 600 lines, or docs/architecture.md (what a newcomer
+  reads first; the design notes are in docs/design/) longer than 300;
 - a relative Markdown link in README.md or docs/ points to a file that does not exist, or to
   a heading (#anchor, GitHub's slug) that a Markdown file does not have.
 Headings inside fenced code blocks are code, not headings, and are not checked.
@@ -16,6 +17,7 @@ import re
 import sys
 
 RESULTS_MAX_LINES = 600
+ARCHITECTURE_MAX_LINES = 300
 HEADING_FORBIDDEN = [
     (re.compile(r"\bissues?\s+#?\d+", re.I), "names an issue"),
     (re.compile(r"\brounds?\b", re.I), "names a round"),
@@ -92,14 +94,15 @@ def main():
     problems = []
     for path in markdown_files(source_dir):
         problems += check_file(path, source_dir)
-    results = os.path.join(source_dir, "docs", "results.md")
-    if not os.path.exists(results):
-        problems.append("docs/results.md is missing")
-    else:
-        with open(results, encoding="utf-8") as stream:
+    for name, limit in (("results.md", RESULTS_MAX_LINES), ("architecture.md", ARCHITECTURE_MAX_LINES)):
+        path = os.path.join(source_dir, "docs", name)
+        if not os.path.exists(path):
+            problems.append(f"docs/{name} is missing")
+            continue
+        with open(path, encoding="utf-8") as stream:
             count = len(stream.read().splitlines())
-        if count > RESULTS_MAX_LINES:
-            problems.append(f"docs/results.md: {count} lines, at most {RESULTS_MAX_LINES} allowed")
+        if count > limit:
+            problems.append(f"docs/{name}: {count} lines, at most {limit} allowed")
     for problem in problems:
         print(problem)
     if problems:
