@@ -1,12 +1,11 @@
-// The C API of include/flexmpi/drum.h (thesis A.2): each function checks its
-// arguments and forwards to DrumRuntime; drum_guarded() turns warnings and
-// exceptions into DRUM_* codes with a message on stderr, so no exception
-// crosses extern "C" and no failure stops the program.
+// The C API of include/flexmpi/drum.h (DRUM thesis A.2): each function checks
+// its arguments and forwards to DrumRuntime; drum_guarded() turns warnings
+// and exceptions into DRUM_* codes with a message on stderr (capi/guarded.hpp),
+// so no exception crosses extern "C" and no failure stops the program.
 #include <cstdio>
-#include <exception>
-#include <new>
 #include <string>
 
+#include "capi/guarded.hpp"
 #include "flexmpi/drum.h"
 #include "flexmpi/error.hpp"
 #include "machine/drum_runtime.hpp"
@@ -21,9 +20,10 @@ void report(const char* kind, const char* function, const std::string& message) 
   std::fprintf(stderr, "DRUM %s: %s: %s\n", kind, function, message.c_str());
 }
 
-/// Runs `body`, which returns a warning or "". An Error(invalid_argument)
-/// (bad input the model survives) gives `bad_input_code`; any other failure
-/// DRUM_FATAL, or DRUM_MEMERR when memory ran out.
+/// Runs `body`, which returns a warning or "", through capi::guarded. An
+/// Error(invalid_argument) (bad input the model survives) gives
+/// `bad_input_code`; running out of memory DRUM_MEMERR; any other failure
+/// DRUM_FATAL. Every failure and warning is reported on stderr.
 template <class Body>
 int drum_guarded(const char* function, DRUM_machineModel* dmm, Body&& body,
                  int bad_input_code = DRUM_FATAL) noexcept {
@@ -31,22 +31,19 @@ int drum_guarded(const char* function, DRUM_machineModel* dmm, Body&& body,
     report("error", function, "the machine model is NULL");
     return DRUM_FATAL;
   }
-  try {
-    const std::string warning = body(dmm->runtime);
-    if (warning.empty()) return DRUM_OK;
-    report("warning", function, warning);
-    return DRUM_WARN;
-  } catch (const flexmpi::Error& e) {
-    const bool bad_input = e.code() == flexmpi::Errc::invalid_argument;
-    report(bad_input && bad_input_code == DRUM_WARN ? "warning" : "error", function, e.what());
-    return bad_input ? bad_input_code : DRUM_FATAL;
-  } catch (const std::bad_alloc&) {
-    report("error", function, "out of memory");
-    return DRUM_MEMERR;
-  } catch (const std::exception& e) {
-    report("error", function, e.what());
-    return DRUM_FATAL;
-  }
+  return flexmpi::capi::guarded(
+      [&]() -> int {
+        const std::string warning = body(dmm->runtime);
+        if (warning.empty()) return DRUM_OK;
+        report("warning", function, warning);
+        return DRUM_WARN;
+      },
+      [&](flexmpi::Errc code, const char* message) -> int {
+        const bool bad_input = code == flexmpi::Errc::invalid_argument;
+        report(bad_input && bad_input_code == DRUM_WARN ? "warning" : "error", function, message);
+        if (code == flexmpi::Errc::out_of_memory) return DRUM_MEMERR;
+        return bad_input ? bad_input_code : DRUM_FATAL;
+      });
 }
 
 }  // namespace
@@ -54,12 +51,12 @@ int drum_guarded(const char* function, DRUM_machineModel* dmm, Body&& body,
 extern "C" {
 
 DRUM_machineModel* DRUM_createMachineModel(MPI_Comm comm, int debug_level) {
-  try {
-    return new DRUM_machineModel{flexmpi::machine::DrumRuntime(comm, debug_level)};
-  } catch (const std::exception& e) {
-    report("error", "DRUM_createMachineModel", e.what());
-    return nullptr;
-  }
+  return flexmpi::capi::guarded(
+      [&] { return new DRUM_machineModel{flexmpi::machine::DrumRuntime(comm, debug_level)}; },
+      [](flexmpi::Errc, const char* message) -> DRUM_machineModel* {
+        report("error", "DRUM_createMachineModel", message);
+        return nullptr;
+      });
 }
 
 int DRUM_initMachineModel(DRUM_machineModel* dmm) {
