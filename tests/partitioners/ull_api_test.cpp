@@ -99,7 +99,10 @@ TEST(UllApi, BalancesTheListing13LoopLikeThePapersExample) {
   // Every iteration's counts, for the failure message: "500/500 333/667 ...".
   std::string counts_text;
   for (const std::vector<int>& counts : history) {
-    for (int q = 0; q < p; ++q) counts_text += (q ? "/" : "") + std::to_string(counts[q]);
+    for (int q = 0; q < p; ++q) {
+      if (q > 0) counts_text += '/';
+      counts_text += std::to_string(counts[q]);
+    }
     counts_text += ' ';
   }
   if (me == 0) std::printf("ULL counts per iteration: %s\n", counts_text.c_str());

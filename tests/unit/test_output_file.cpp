@@ -25,8 +25,8 @@ using ::testing::HasSubstr;
 class OutputPaths : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("flexmpi_output_paths_" + std::to_string(::getpid()));
+    directory_ = std::filesystem::temp_directory_path() / "flexmpi_output_paths_";
+    directory_ += std::to_string(::getpid());
     std::filesystem::create_directories(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
@@ -56,8 +56,8 @@ class OutputPaths : public ::testing::Test {
 };
 
 TEST(OutputFile, WritesAndStaysIntact) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("flexmpi_output_" + std::to_string(::getpid()) + ".txt");
+  std::filesystem::path path = std::filesystem::temp_directory_path() / "flexmpi_output_";
+  path += std::to_string(::getpid()) + ".txt";
   {
     OutputFile file("FLEXMPI_TRACE", path.string());
     file.append("one\n");
