@@ -355,8 +355,9 @@ int XMPI_Remove(int nprocs, char* node_class[]);
 
 /**
  * In a newly spawned process, after registering the same structures as the
- * others (with its empty block, from XMPI_Get_wsize): receives its rows of
- * every registered structure and *it, the iteration its loop starts from:
+ * others (with its empty block, from XMPI_Get_wsize) and the same records
+ * (XMPI_Register_record): receives its rows of every registered structure,
+ * rank 0's copy of every record, and *it, the iteration its loop starts from:
  * the `it` the running processes pass to XMPI_Send_data at the same time
  * (from XMPI_Eval_reconfig, the iteration after the one that spawned it, so
  * `for (; it < maxit; ++it)` runs the iterations the others have not yet).
@@ -422,10 +423,17 @@ int XMPI_Checkpoint(int next_it);
 /**
  * A small replicated record of the application's own state (simulated
  * time, a residual history, a curve so far): `count` elements of `type` at
- * `buffer`, the same on every process. Every checkpoint saves rank 0's copy
- * under `name`; XMPI_Resume restores it on every process. The buffer must
- * stay valid while registered; XMPI_Unregister(buffer) stops saving it.
- * name: 1-64 characters of [A-Za-z0-9_.-], not registered before.
+ * `buffer`, the same on every process. One list serves both ways state
+ * outlives a set of processes: a process spawned at run time receives rank
+ * 0's copy with its rows (XMPI_Get_data, or XMPI_Resume in it), and every
+ * checkpoint saves rank 0's copy under `name` for XMPI_Resume to restore on
+ * a restart. Every process, newcomers too, registers the same records
+ * (names, counts, types, in the same order) before that call: else
+ * XMPI_Get_data and XMPI_Send_data return XMPI_ERR_ARG on every process,
+ * naming the first difference, and nothing moves (register the right
+ * records and call both again). The buffer must stay valid while
+ * registered; XMPI_Unregister(buffer) forgets it. name: 1-64 characters of
+ * [A-Za-z0-9_.-], not registered before.
  */
 int XMPI_Register_record(const char* name, void* buffer, long long count, MPI_Datatype type);
 

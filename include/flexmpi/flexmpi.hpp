@@ -66,6 +66,19 @@ void register_vector(void** data, std::int64_t size, MPI_Datatype type, Scheme s
 void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme scheme);
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme);
+/// The rows of a registration of any width (XMPI_Register_rows): `rows`
+/// global rows (the decomposition's size) of `row_length` elements, and
+/// `ghost_rows` ghost rows before and after a distributed block in the same
+/// buffer, whose pointer points at the first ghost row.
+struct RowShape {
+  std::int64_t rows = 0;
+  std::int64_t row_length = 1;
+  std::int64_t ghost_rows = 0;
+};
+/// XMPI_Register_rows and XMPI_Register_pair (flexmpi.h).
+void register_rows(void** data, const RowShape& shape, MPI_Datatype type, Scheme scheme);
+void register_pair(void** current, void** next, const RowShape& shape, MPI_Datatype type,
+                   Scheme scheme);
 /// XMPI_Unregister: stops following the structure registered at `address`
 /// (for a sparse matrix, its ia address); its buffers stay the caller's.
 void unregister(const void* address);

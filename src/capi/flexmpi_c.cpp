@@ -185,6 +185,28 @@ int XMPI_Register_dense(void* ptr_address, long long size, MPI_Datatype type, XM
   });
 }
 
+int XMPI_Register_rows(void* ptr_address, long long rows, long long row_length, int ghost_rows,
+                       MPI_Datatype type, XMPI_Scheme scheme) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::register_rows(static_cast<void**>(ptr_address), {rows, row_length, ghost_rows}, type,
+                           to_scheme(scheme));
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Register_pair(void* current_address, void* next_address, long long rows,
+                       long long row_length, int ghost_rows, MPI_Datatype type,
+                       XMPI_Scheme scheme) {
+  return guarded([&] {
+    require_pointer(current_address, "current_address");
+    require_pointer(next_address, "next_address");
+    flexmpi::register_pair(static_cast<void**>(current_address), static_cast<void**>(next_address),
+                           {rows, row_length, ghost_rows}, type, to_scheme(scheme));
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Register_sparse(int** ia_address, int** ja_address, void* a_address, long long size,
                          long long nnz, MPI_Datatype type, XMPI_Scheme scheme) {
   return guarded([&] {

@@ -175,6 +175,24 @@ void register_dense(void** data, std::int64_t size, MPI_Datatype type, Scheme sc
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
 
+void register_rows(void** data, const RowShape& shape, MPI_Datatype type, Scheme scheme) {
+  Runtime& runtime = member_runtime();
+  require_decomposition_size(runtime, shape.rows);
+  require_buffer(runtime, data, shape.rows, scheme, "register_rows");
+  runtime.state().data().register_rows(data, shape, type, scheme);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
+}
+
+void register_pair(void** current, void** next, const RowShape& shape, MPI_Datatype type,
+                   Scheme scheme) {
+  Runtime& runtime = member_runtime();
+  require_decomposition_size(runtime, shape.rows);
+  require_buffer(runtime, current, shape.rows, scheme, "register_pair (current)");
+  require_buffer(runtime, next, shape.rows, scheme, "register_pair (next)");
+  runtime.state().data().register_pair(current, next, shape, type, scheme);
+  runtime.state().update_work();  // the nnz model counts the registered nonzeros
+}
+
 void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::int64_t nnz,
                      MPI_Datatype type, Scheme scheme) {
   Runtime& runtime = member_runtime();

@@ -1,7 +1,7 @@
 // The registry of the application's data structures (data_registry.hpp):
-// registration, the workload it describes, the replicated rows, and the
-// checks one process makes before a redistribution. The redistribution
-// itself is in redistribution_engine.cpp.
+// registration, the workload it describes and the replicated rows. The
+// checks before a redistribution are in registry_checks.cpp, the
+// redistribution itself in redistribution_engine.cpp.
 #include "redistribution/data_registry.hpp"
 
 #include <algorithm>
@@ -74,11 +74,16 @@ void DataRegistry::move_into_window(Structure& structure, const std::string& cal
     invalid(call + ": the buffer is null but this process holds " + std::to_string(block.count) +
             " rows");
   }
-  const std::uint64_t row_bytes = row_elements(structure) * structure.extent;
-  structure.window = std::make_unique<AddressWindow>(structure.size * row_bytes, call);
+  // The window has ghost_rows rows before row 0 and after the last row, so
+  // that every block has its ghost rows around it; the pointer points at
+  // the first of the block's (global row displ - ghost_rows).
+  const std::uint64_t row_bytes = structure.row_bytes();
+  const std::int64_t ghosts = structure.ghost_rows;
+  structure.window =
+      std::make_unique<AddressWindow>((structure.size + 2 * ghosts) * row_bytes, call);
   if (block.count > 0) {
     std::memcpy(structure.window->at(block.displ * row_bytes), *structure.data,
-                block.count * row_bytes);
+                (block.count + 2 * ghosts) * row_bytes);
   }
   std::free(*structure.data);
   *structure.data = structure.window->at(block.displ * row_bytes);
@@ -89,14 +94,16 @@ void DataRegistry::hand_back(Structure& structure) const {
     hand_back_nonzeros(structure);
     return;
   }
-  const std::uint64_t row_bytes = row_elements(structure) * structure.extent;
+  // The block with its ghost rows around it, as the application lays it out.
+  const std::uint64_t row_bytes = structure.row_bytes();
   const RowBlock block = local_block_.value_or(RowBlock{});
-  void* copy = std::malloc(std::max<std::uint64_t>(block.count * row_bytes, 1));
+  const std::uint64_t bytes = (block.count + 2 * structure.ghost_rows) * row_bytes;
+  void* copy = std::malloc(std::max<std::uint64_t>(bytes, 1));
   if (copy == nullptr) {
     throw Error(Errc::out_of_memory, "unregister: no memory for a copy of the block (" +
                                          std::to_string(block.count) + " rows)");
   }
-  std::memcpy(copy, structure.window->at(block.displ * row_bytes), block.count * row_bytes);
+  std::memcpy(copy, structure.window->at(block.displ * row_bytes), bytes);
   *structure.data = copy;
   structure.window.reset();
 }
@@ -124,43 +131,82 @@ void DataRegistry::hand_back_nonzeros(Structure& structure) const {
   structure.first_nonzero.reset();
 }
 
-void DataRegistry::register_rows(Kind kind, const char* call, void** data_address,
-                                 std::int64_t size, std::int64_t row_length, MPI_Datatype type,
-                                 Scheme scheme) {
+void DataRegistry::register_rows(Kind kind, const char* call, void** data_address, void** partner,
+                                 const RowShape& shape, MPI_Datatype type, Scheme scheme) {
   const std::string name = call;
   if (data_address == nullptr) invalid(name + ": the address of the pointer is null");
-  if (size < 0) invalid(name + ": negative size " + std::to_string(size));
+  if (shape.rows < 0) invalid(name + ": negative size " + std::to_string(shape.rows));
+  if (shape.row_length < 1) {
+    invalid(name + ": row_length " + std::to_string(shape.row_length) + " (expected >= 1)");
+  }
+  if (shape.ghost_rows < 0) {
+    invalid(name + ": negative ghost_rows " + std::to_string(shape.ghost_rows));
+  }
   if (scheme != Scheme::distributed && scheme != Scheme::replicated &&
       scheme != Scheme::distributed_in_place) {
     invalid(name + ": unknown scheme");
   }
-  const std::size_t extent = element_extent(type, call);
-  if (!fits(size, row_length, static_cast<std::int64_t>(extent))) {
-    invalid(name + ": size " + std::to_string(size) + " overflows 64-bit byte counts");
+  if (scheme == Scheme::replicated && shape.ghost_rows > 0) {
+    invalid(name + ": a replicated structure holds every row: ghost_rows must be 0, not " +
+            std::to_string(shape.ghost_rows));
   }
-  add({kind,
-       scheme,
-       data_address,
-       nullptr,
-       nullptr,
-       size,
-       size * row_length,
-       extent,
-       element_type_of(type),
-       {},
-       {},
-       {}},
-      name);
+  const std::size_t extent = element_extent(type, call);
+  if (shape.ghost_rows > shape.rows || !fits(shape.rows + 2 * shape.ghost_rows, shape.row_length,
+                                             static_cast<std::int64_t>(extent))) {
+    invalid(name + ": size " + std::to_string(shape.rows) + " x row_length " +
+            std::to_string(shape.row_length) + " with " + std::to_string(shape.ghost_rows) +
+            " ghost rows overflows 64-bit byte counts or has more ghost rows than rows");
+  }
+  Structure structure;
+  structure.kind = kind;
+  structure.scheme = scheme;
+  structure.data = data_address;
+  structure.size = shape.rows;
+  structure.nnz = shape.rows * shape.row_length;
+  structure.extent = extent;
+  structure.element = element_type_of(type);
+  structure.row_length = shape.row_length;
+  structure.ghost_rows = shape.ghost_rows;
+  structure.partner = partner;
+  if (local_block_ || scheme == Scheme::replicated) {
+    const std::int64_t held = scheme == Scheme::replicated ? shape.rows : local_block_->count;
+    const std::string error = check_buffer_size(structure, held, name);
+    if (!error.empty()) invalid(error);
+  }
+  add(std::move(structure), name);
 }
 
 void DataRegistry::register_vector(void** data_address, std::int64_t size, MPI_Datatype type,
                                    Scheme scheme) {
-  register_rows(Kind::vector, "register_vector", data_address, size, 1, type, scheme);
+  register_rows(Kind::vector, "register_vector", data_address, nullptr, {size, 1, 0}, type, scheme);
 }
 
 void DataRegistry::register_dense(void** data_address, std::int64_t size, MPI_Datatype type,
                                   Scheme scheme) {
-  register_rows(Kind::dense, "register_dense", data_address, size, size, type, scheme);
+  register_rows(Kind::dense, "register_dense", data_address, nullptr, {size, size, 0}, type,
+                scheme);
+}
+
+void DataRegistry::register_rows(void** data_address, const RowShape& shape, MPI_Datatype type,
+                                 Scheme scheme) {
+  register_rows(Kind::dense, "register_rows", data_address, nullptr, shape, type, scheme);
+}
+
+void DataRegistry::register_pair(void** current_address, void** next_address, const RowShape& shape,
+                                 MPI_Datatype type, Scheme scheme) {
+  if (current_address == next_address) {
+    invalid("register_pair: the two pointer addresses must be different");
+  }
+  if (next_address == nullptr) invalid("register_pair: the address of the next pointer is null");
+  register_rows(Kind::dense, "register_pair (current)", current_address, next_address, shape, type,
+                scheme);
+  try {
+    register_rows(Kind::dense, "register_pair (next)", next_address, current_address, shape, type,
+                  scheme);
+  } catch (...) {
+    forget(find(current_address));  // both or neither
+    throw;
+  }
 }
 
 void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_address,
@@ -198,19 +244,17 @@ void DataRegistry::register_sparse_impl(Kind kind, int** ptr_address, int** idx_
   if (!fits(nnz, static_cast<std::int64_t>(std::max(extent, sizeof(int))))) {
     invalid(what + ": nnz " + std::to_string(nnz) + " overflows 64-bit byte counts");
   }
-  add({kind,
-       scheme,
-       values_address,
-       ptr_address,
-       idx_address,
-       size,
-       nnz,
-       extent,
-       element_type_of(type),
-       {},
-       {},
-       {}},
-      what);
+  Structure structure;
+  structure.kind = kind;
+  structure.scheme = scheme;
+  structure.data = values_address;
+  structure.ptr = ptr_address;
+  structure.idx = idx_address;
+  structure.size = size;
+  structure.nnz = nnz;
+  structure.extent = extent;
+  structure.element = element_type_of(type);
+  add(std::move(structure), what);
 }
 
 void DataRegistry::register_sparse(int** ia_address, int** ja_address, void** values_address,
@@ -227,20 +271,48 @@ void DataRegistry::register_sparse_csc(int** col_ptr_address, int** row_idx_addr
 }
 
 void DataRegistry::unregister(const void* address) {
-  const auto it = std::find_if(structures_.begin(), structures_.end(), [&](const Structure& s) {
-    return address != nullptr && (address == s.data || address == s.ptr || address == s.idx);
-  });
+  const auto it = find(address);
   if (it == structures_.end()) {
     invalid(
         "unregister: this address is not registered (expected the address given at "
         "registration: &x, not x)");
   }
+  follow_swaps();
+  void** const partner = it->partner;
+  forget(it);
+  // The other buffer of a pair goes with it.
+  if (partner != nullptr) forget(find(partner));
+}
+
+std::vector<Structure>::iterator DataRegistry::find(const void* address) {
+  return std::find_if(structures_.begin(), structures_.end(), [&](const Structure& s) {
+    return address != nullptr && (address == s.data || address == s.ptr || address == s.idx);
+  });
+}
+
+void DataRegistry::forget(std::vector<Structure>::iterator it) {
   if (it->window) hand_back(*it);
   structures_.erase(it);
   if (structures_.empty()) rows_ = -1;
 }
 
+void DataRegistry::follow_swaps() {
+  if (!local_block_) return;
+  const std::int64_t displ = local_block_->displ;
+  for (Structure& s : structures_) {
+    if (s.partner == nullptr || !s.window) continue;
+    const auto other = find(s.partner);
+    if (other == structures_.end()) continue;
+    // Each pointer at the other's window: the application swapped them.
+    if (*s.data == other->window->at(displ * other->row_bytes()) &&
+        *other->data == s.window->at(displ * s.row_bytes())) {
+      std::swap(s.window, other->window);
+    }
+  }
+}
+
 void DataRegistry::clear() noexcept {
+  follow_swaps();
   for (Structure& s : structures_) {
     if (!s.window) continue;
     try {
@@ -349,133 +421,6 @@ std::vector<double> DataRegistry::local_row_nonzeros() const {
                 "and no set_local_block)");
   }
   return local_row_nonzeros(*local_block_);
-}
-
-// ---- redistribution -----------------------------------------------------------------
-
-namespace {
-
-// An in-place structure's pointer is the old block's first row in its window
-// (sparse: its ja and values pointers the block's first nonzero, once placed).
-std::string check_window_pointer(const Structure& s, const RowBlock& old_block,
-                                 const std::string& name) {
-  if (!s.window || old_block.count == 0) return {};
-  const char* const advice =
-      " (an in-place buffer must not be reallocated or replaced; or the old block is not the "
-      "one this process holds)";
-  if (s.sparse()) {
-    const std::optional<std::int64_t> first = s.first_nonzero;
-    if (!first || (*s.idx == reinterpret_cast<int*>(s.index_window->at(*first * sizeof(int))) &&
-                   *s.data == s.window->at(*first * s.extent))) {
-      return {};
-    }
-    return name + ": the " + indices_name(s) + " or values pointer is not where flexmpi put " +
-           "nonzero " + std::to_string(*first) + advice;
-  }
-  const std::uint64_t row_bytes = row_elements(s) * s.extent;
-  if (*s.data == s.window->at(old_block.displ * row_bytes)) return {};
-  return name + ": the pointer is not where flexmpi put row " + std::to_string(old_block.displ) +
-         advice;
-}
-
-}  // namespace
-
-std::string DataRegistry::check_local(std::span<const RowBlock> from, std::span<const RowBlock> to,
-                                      int rank, int nprocs) const {
-  // With nothing registered, the decompositions must still agree with each
-  // other: the rows are those the old blocks reach, in whatever rank order.
-  std::int64_t rows = rows_;
-  if (rows < 0) {
-    rows = 0;
-    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
-    for (const RowBlock& block : from) {
-      if (block.count <= 0 || block.displ < 0) continue;  // check_decomposition names them
-      rows = std::max(rows, block.count > most - block.displ ? most : block.displ + block.count);
-    }
-  }
-  std::string error = check_decomposition(from, rows, nprocs, "from (the old decomposition)");
-  if (error.empty()) error = check_decomposition(to, rows, nprocs, "to (the new decomposition)");
-  if (!error.empty()) return error;
-
-  const RowBlock& old_block = from[static_cast<std::size_t>(rank)];
-  std::vector<std::pair<const void*, std::size_t>> buffers;  // to catch two structures sharing one
-  for (std::size_t i = 0; i < structures_.size(); ++i) {
-    const Structure& s = structures_[i];
-    const std::string name = describe(s, i);
-    const bool distributed = s.distributed();
-    if (!s.sparse()) {
-      const std::int64_t rows_held = distributed ? old_block.count : s.size;
-      if (rows_held > 0 && *s.data == nullptr) {
-        return name + ": the data pointer is null on a process that holds " +
-               std::to_string(rows_held) + " rows";
-      }
-      error = check_window_pointer(s, old_block, name);
-      if (!error.empty()) return error;
-      buffers.emplace_back(*s.data, i);
-      continue;
-    }
-    const int* ptr = *s.ptr;
-    const std::int64_t rows_held = distributed ? old_block.count : s.size;
-    if (ptr == nullptr) {
-      if (rows_held > 0) {
-        return name + ": the " + pointers_name(s) + " pointer is null on a process that holds " +
-               std::to_string(rows_held) + " " + rows_name(s);
-      }
-    } else {
-      error = check_pointers_array(ptr, rows_held, name + ": the " + pointers_name(s));
-      if (!error.empty()) return error;
-    }
-    const std::int64_t held_nnz = ptr == nullptr ? 0 : ptr[rows_held];
-    if (!distributed && held_nnz != s.nnz) {
-      return name + ": the " + pointers_name(s) + " end at " + std::to_string(held_nnz) +
-             " but the matrix was registered with nnz " + std::to_string(s.nnz);
-    }
-    if (held_nnz > s.nnz) {
-      return name + ": this process holds " + std::to_string(held_nnz) +
-             " nonzeros, more than the registered nnz " + std::to_string(s.nnz);
-    }
-    if (held_nnz > 0 && *s.idx == nullptr) {
-      return name + ": the " + indices_name(s) + " pointer is null on a process that holds " +
-             std::to_string(held_nnz) + " nonzeros";
-    }
-    if (held_nnz > 0 && *s.data == nullptr) {
-      return name + ": the values pointer is null on a process that holds " +
-             std::to_string(held_nnz) + " nonzeros";
-    }
-    error = check_window_pointer(s, old_block, name);
-    if (!error.empty()) return error;
-    buffers.emplace_back(ptr, i);
-    buffers.emplace_back(*s.idx, i);
-    buffers.emplace_back(*s.data, i);
-  }
-  // Two structures on one buffer would be moved (and freed) twice.
-  std::erase_if(buffers, [](const auto& entry) { return entry.first == nullptr; });
-  std::sort(buffers.begin(), buffers.end());
-  for (std::size_t k = 1; k < buffers.size(); ++k) {
-    if (buffers[k].first == buffers[k - 1].first) {
-      const std::size_t a = buffers[k - 1].second, b = buffers[k].second;
-      return describe(structures_[a], a) +
-             (a == b ? " uses one buffer for two of its arrays"
-                     : " and " + describe(structures_[b], b) + " share a buffer");
-    }
-  }
-  return {};
-}
-
-DecompositionChange gather_decomposition_change(const RowBlock& old_block,
-                                                const RowBlock& new_block, MPI_Comm comm) {
-  int nprocs = 0;
-  check_mpi(PMPI_Comm_size(comm, &nprocs), "MPI_Comm_size");
-  const std::int64_t mine[4] = {old_block.count, old_block.displ, new_block.count, new_block.displ};
-  std::vector<std::int64_t> all(4 * static_cast<std::size_t>(nprocs));
-  check_mpi(PMPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, comm),
-            "MPI_Allgather (decompositions)");
-  DecompositionChange change;
-  for (std::size_t p = 0; p < static_cast<std::size_t>(nprocs); ++p) {
-    change.from.push_back({all[4 * p], all[4 * p + 1]});
-    change.to.push_back({all[4 * p + 2], all[4 * p + 3]});
-  }
-  return change;
 }
 
 }  // namespace flexmpi

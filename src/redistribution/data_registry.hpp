@@ -84,7 +84,7 @@
 
 #include "base/element_type.hpp"
 #include "base/row_block.hpp"
-#include "flexmpi/flexmpi.hpp"  // Scheme, the public spelling of XMPI_Scheme
+#include "flexmpi/flexmpi.hpp"  // Scheme (XMPI_Scheme), RowShape
 #include "redistribution/address_window.hpp"
 
 namespace flexmpi {
@@ -129,6 +129,17 @@ struct Structure {
   std::int64_t nnz = 0;                       ///< sparse only
   std::size_t extent = 0;                     ///< bytes per element
   ElementType element = ElementType::opaque;  ///< what an element is, for files
+  /// Vector/dense: elements per row (1 for a vector, any width for dense).
+  std::int64_t row_length = 1;
+  /// Vector/dense, distributed (in place or not): rows the buffer holds
+  /// before and after the block (stencil halos). *data points at the first
+  /// of them, so the block starts at ghost_rows * row_bytes(); in place the
+  /// window holds ghost_rows rows before row 0 and after the last row.
+  std::int64_t ghost_rows = 0;
+  /// A swapped pair (register_pair): the address of the other buffer's
+  /// pointer. Both move together; the application may exchange the two
+  /// pointers between calls (in place, the windows follow the swap).
+  void** partner = nullptr;
   /// Scheme::distributed_in_place: the whole structure's address range;
   /// *data points at the block's first row in it (sparse: the values of all
   /// nnz nonzeros, *data at the block's first nonzero once placed).
@@ -140,6 +151,15 @@ struct Structure {
   /// places the block (registration cannot know it alone).
   std::optional<std::int64_t> first_nonzero;
   [[nodiscard]] bool sparse() const { return kind == Kind::csr || kind == Kind::csc; }
+  /// Vector/dense: bytes of one row.
+  [[nodiscard]] std::uint64_t row_bytes() const {
+    return static_cast<std::uint64_t>(row_length) * extent;
+  }
+  /// Vector/dense: the first row of the block (distributed) or row 0
+  /// (replicated), past the leading ghost rows.
+  [[nodiscard]] char* first_row() const {
+    return static_cast<char*>(*data) + static_cast<std::uint64_t>(ghost_rows) * row_bytes();
+  }
   /// Whether a process holds only its block (distributed, in place or not).
   [[nodiscard]] bool distributed() const { return scheme != Scheme::replicated; }
   /// In-place sparse: the nonzeros live in windows, the pointers per block.
@@ -174,6 +194,17 @@ class DataRegistry {
   void register_vector(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
   /// Registers a dense size x size matrix decomposed in row blocks (Fig. 4.24).
   void register_dense(void** data_address, std::int64_t size, MPI_Datatype type, Scheme scheme);
+  /// Registers `shape.rows` rows of `shape.row_length` elements, with
+  /// `shape.ghost_rows` ghost rows before and after the block in the buffer
+  /// (see detail::Structure; none when replicated, Error(invalid_argument)).
+  /// A buffer smaller than the rows this process holds (malloc_usable_size)
+  /// is Error(invalid_argument) naming both byte counts.
+  void register_rows(void** data_address, const RowShape& shape, MPI_Datatype type, Scheme scheme);
+  /// Two buffers of one shape that the application swaps (current/next):
+  /// both move, contents and all, and either pointer may point at either
+  /// buffer when rows move. Unregistering either address forgets both.
+  void register_pair(void** current_address, void** next_address, const RowShape& shape,
+                     MPI_Datatype type, Scheme scheme);
   /// Registers a CSR matrix of `size` rows and `nnz` nonzeros (global),
   /// decomposed in row blocks (Fig. 4.25). Indices are int (at most INT_MAX
   /// columns, and INT_MAX nonzeros per process); nnz is 64-bit. In place,
@@ -248,6 +279,12 @@ class DataRegistry {
 
  private:
   void add(detail::Structure structure, const std::string& call);
+  std::vector<detail::Structure>::iterator find(const void* address);
+  // Drops one structure, handing an in-place one back (see unregister).
+  void forget(std::vector<detail::Structure>::iterator it);
+  // In-place pairs whose pointers the application exchanged: each window
+  // goes with the pointer now pointing into it (at local_block_).
+  void follow_swaps();
   // Scheme::distributed_in_place: moves this process's block of a new
   // structure into a window of the whole structure and frees the user's buffer.
   void move_into_window(detail::Structure& structure, const std::string& call) const;
@@ -255,9 +292,9 @@ class DataRegistry {
   void hand_back(detail::Structure& structure) const;
   // The same for an in-place sparse matrix's nonzeros (its ia is malloc'ed).
   void hand_back_nonzeros(detail::Structure& structure) const;
-  // Vectors and dense matrices: `size` rows of `row_length` elements.
-  void register_rows(detail::Kind kind, const char* call, void** data_address, std::int64_t size,
-                     std::int64_t row_length, MPI_Datatype type, Scheme scheme);
+  // Vectors and dense matrices; `partner`: the other buffer of a pair.
+  void register_rows(detail::Kind kind, const char* call, void** data_address, void** partner,
+                     const RowShape& shape, MPI_Datatype type, Scheme scheme);
   void register_sparse_impl(detail::Kind kind, int** ptr_address, int** idx_address,
                             void** values_address, std::int64_t size, std::int64_t nnz,
                             MPI_Datatype type, Scheme scheme);

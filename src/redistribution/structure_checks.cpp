@@ -1,5 +1,7 @@
 #include "redistribution/structure_checks.hpp"
 
+#include <malloc.h>
+
 #include "flexmpi/error.hpp"
 
 namespace flexmpi::redistribution {
@@ -82,6 +84,19 @@ std::size_t element_extent(MPI_Datatype type, const std::string& what) {
 bool fits(std::int64_t a, std::int64_t b, std::int64_t c) {
   std::int64_t ab = 0, abc = 0;
   return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, &abc);
+}
+
+std::string check_buffer_size(const Structure& s, std::int64_t rows_held, const std::string& name) {
+  if (rows_held == 0 || *s.data == nullptr) return {};  // a null one is named elsewhere
+  const std::uint64_t needed = (rows_held + 2 * s.ghost_rows) * s.row_bytes();
+  const std::uint64_t usable = malloc_usable_size(*s.data);
+  if (usable >= needed) return {};
+  std::string rows = std::to_string(rows_held) + " rows";
+  if (s.ghost_rows > 0) rows += " and 2 x " + std::to_string(s.ghost_rows) + " ghost rows";
+  return name + ": the buffer holds " + std::to_string(usable) +
+         " bytes (malloc_usable_size) but " + rows + " of " + std::to_string(s.row_length) +
+         " elements of " + std::to_string(s.extent) + " bytes need " + std::to_string(needed) +
+         " (check the registered size, row length and ghost rows against the allocation)";
 }
 
 std::string check_pointers_array(const int* ptr, std::int64_t rows, const std::string& what) {

@@ -32,7 +32,13 @@ inline const char* rows_name(const Structure& s) {
 }
 
 // Elements in one row (one column for CSC) of a vector or dense structure.
-inline std::int64_t row_elements(const Structure& s) { return s.kind == Kind::dense ? s.size : 1; }
+inline std::int64_t row_elements(const Structure& s) { return s.row_length; }
+
+// "" if the malloc'ed buffer of a vector or dense structure holds the
+// `rows_held` rows (with their ghost rows) its registration says, else what
+// is wrong, naming both byte counts. glibc's malloc_usable_size is at least
+// the size asked of malloc (exactly that size under AddressSanitizer).
+std::string check_buffer_size(const Structure& s, std::int64_t rows_held, const std::string& name);
 
 // Bytes per element of a registered array: the extent of `type`. Data moves
 // as MPI_BYTE, so any datatype whose elements lie within [0, extent) works,
