@@ -198,8 +198,46 @@ int XMPI_Get_process_status(void);
 
 /** A vector of `size` elements of `type`. */
 int XMPI_Register_vector(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme);
-/** A size x size matrix in row blocks, row-major: a process holds count x size elements. */
+/**
+ * A size x size matrix in row blocks, row-major: a process holds count x size elements.
+ * The square case of XMPI_Register_rows(ptr_address, size, size, 0, type, scheme).
+ */
 int XMPI_Register_dense(void* ptr_address, long long size, MPI_Datatype type, XMPI_Scheme scheme);
+/**
+ * `rows` rows of `row_length` elements of `type` (any width: an N x M grid
+ * is rows N, row_length M), in row blocks, row-major, with `ghost_rows`
+ * ghost rows before and after the block in the same buffer (0 for none):
+ *
+ *   ptr -> [ghost_rows rows][count rows: the block][ghost_rows rows]
+ *
+ * The pointer points at the buffer's start, the first ghost row: row i of
+ * the block (global row displ + i) is u[(ghost_rows + i) * row_length + j],
+ * the ghost rows above and below it u[(ghost_rows - k) * row_length + j]
+ * and u[(ghost_rows + count - 1 + k) * row_length + j], k = 1..ghost_rows.
+ * A distributed buffer holds (count + 2 * ghost_rows) rows. When the block
+ * changes, the new buffer has the same layout around the new block; the
+ * block's rows are moved, the ghost rows' contents are not kept (exchange
+ * the halos again after a call that changed the blocks). In place, the
+ * ghost rows are the neighbouring global rows of the structure's address
+ * range, which has ghost_rows more rows before row 0 and after the last.
+ * Replicated structures hold every row: ghost_rows must be 0 (XMPI_ERR_ARG).
+ * A buffer smaller than the rows this process holds (at registration, and
+ * at each call that moves rows) is XMPI_ERR_ARG naming both byte counts,
+ * never a write past its end.
+ */
+int XMPI_Register_rows(void* ptr_address, long long rows, long long row_length, int ghost_rows,
+                       MPI_Datatype type, XMPI_Scheme scheme);
+/**
+ * Two buffers of the same rows that the application swaps, e.g. current
+ * and next of a time step (tmp = u; u = unew; unew = tmp), each as
+ * XMPI_Register_rows describes. flexmpi moves both together, with their
+ * contents, in every scheme, and follows the swap: at each call it moves
+ * whatever buffer each pointer points at then (in place: the pointers may
+ * only be exchanged with each other). XMPI_Unregister of either address
+ * forgets both.
+ */
+int XMPI_Register_pair(void* current_address, void* next_address, long long rows,
+                       long long row_length, int ghost_rows, MPI_Datatype type, XMPI_Scheme scheme);
 /**
  * A size x size CSR matrix in row blocks: local row pointers ia[0..count]
  * starting at 0, global column indices ja, values a (ia[count] = local nnz).
