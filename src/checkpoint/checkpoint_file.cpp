@@ -684,24 +684,7 @@ std::string compare_with_registered(const Header& header,
              " in the file, this program registered a " + mine;
     }
   }
-  if (header.records.size() != records.size()) {
-    return "it holds " + std::to_string(header.records.size()) +
-           " records, this program registered " + std::to_string(records.size());
-  }
-  for (std::size_t k = 0; k < records.size(); ++k) {
-    const SavedRecord& saved = header.records[k];
-    const Record& r = records[k];
-    if (saved.name != r.name || saved.count != r.count ||
-        saved.element != element_type_name(r.element) || saved.element_bytes != r.extent) {
-      return "record " + std::to_string(k) + " is '" + saved.name + "' of " +
-             std::to_string(saved.count) + " " + saved.element +
-             " in the file, this program "
-             "registered '" +
-             r.name + "' of " + std::to_string(r.count) + " " +
-             std::string(element_type_name(r.element));
-    }
-  }
-  return "";
+  return shape_difference(header.records, records, "in the file", "this program");
 }
 
 void read_data(const std::string& path, const Header& header,

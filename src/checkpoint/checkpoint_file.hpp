@@ -30,21 +30,12 @@
 #include "base/element_type.hpp"
 #include "base/row_block.hpp"
 #include "redistribution/data_registry.hpp"
+#include "redistribution/record_registry.hpp"
 
 namespace flexmpi::checkpoint {
 
 /// The version this flexmpi writes; it reads this one and older.
 inline constexpr int kFormatVersion = 1;
-
-/// A record of the application's own state (XMPI_Register_record): `count`
-/// elements at `buffer`, the same on every process.
-struct Record {
-  std::string name;
-  void* buffer = nullptr;
-  std::int64_t count = 0;
-  ElementType element = ElementType::opaque;
-  std::size_t extent = 0;  ///< bytes per element
-};
 
 /// What the file says of one registered structure.
 struct SavedStructure {
@@ -52,14 +43,6 @@ struct SavedStructure {
   std::string scheme;  ///< as registered by the writer (a restart may register another)
   std::int64_t size = 0;
   std::int64_t nnz = 0;  ///< sparse: nonzeros; dense: elements; vector: size
-  std::string element;
-  std::uint64_t element_bytes = 0;
-};
-
-/// What the file says of one record.
-struct SavedRecord {
-  std::string name;
-  std::int64_t count = 0;
   std::string element;
   std::uint64_t element_bytes = 0;
 };
@@ -74,7 +57,7 @@ struct Header {
   std::vector<double> speeds;       ///< the writers' last measured speeds (empty: none yet)
   std::vector<std::string> hosts;   ///< the writers' host names, by rank
   std::vector<SavedStructure> structures;
-  std::vector<SavedRecord> records;
+  std::vector<RecordShape> records;
   double unix_time = 0.0;
   nlohmann::json checksums;  ///< per structure (array of objects), per record (object)
 };

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 
 #include "balancing/partitioner.hpp"
 #include "base/context.hpp"
@@ -169,44 +168,6 @@ void Checkpointer::check_destination() const {
   check_output_destination({"FLEXMPI_CHECKPOINT", settings_.file, {}, {}, true}, Errc::bad_config);
 }
 
-void Checkpointer::register_record(const std::string& name, void* buffer, std::int64_t count,
-                                   MPI_Datatype type) {
-  static const std::regex kName("[A-Za-z0-9_.-]{1,64}");
-  if (!std::regex_match(name, kName)) {
-    throw Error(Errc::invalid_argument,
-                "name='" + name + "': expected 1-64 characters of A-Z a-z 0-9 _ . -");
-  }
-  if (buffer == nullptr && count > 0) {
-    throw Error(Errc::invalid_argument, "buffer is NULL: expected the record's address");
-  }
-  if (count < 0) {
-    throw Error(Errc::invalid_argument, "count=" + std::to_string(count) + ": expected >= 0");
-  }
-  MPI_Aint lower = 0, extent = 0;
-  if (type == MPI_DATATYPE_NULL || PMPI_Type_get_extent(type, &lower, &extent) != MPI_SUCCESS ||
-      lower != 0 || extent <= 0) {
-    throw Error(Errc::invalid_argument,
-                "type: expected a committed MPI datatype with lower bound 0");
-  }
-  for (const checkpoint::Record& r : records_) {
-    if (r.name == name)
-      throw Error(Errc::invalid_argument, "record '" + name + "' is registered already");
-    if (r.buffer == buffer && buffer != nullptr) {
-      throw Error(Errc::invalid_argument, "this buffer is registered already, as '" + r.name + "'");
-    }
-  }
-  records_.push_back(
-      {name, buffer, count, element_type_of(type), static_cast<std::size_t>(extent)});
-}
-
-bool Checkpointer::unregister_record(const void* buffer) {
-  const auto found = std::find_if(records_.begin(), records_.end(),
-                                  [&](const checkpoint::Record& r) { return r.buffer == buffer; });
-  if (found == records_.end()) return false;
-  records_.erase(found);
-  return true;
-}
-
 std::int64_t Checkpointer::resume() {
   if (!restart_) return 0;
   if (resumed_) throw Error(Errc::bad_state, "XMPI_Resume: called twice; once, before the loop");
@@ -218,8 +179,8 @@ std::int64_t Checkpointer::resume() {
                             "run's has {}",
                             restart_->path, header.rows, state_.global_rows()));
   }
-  const std::string difference =
-      checkpoint::compare_with_registered(header, state_.data().structures(), records_);
+  const std::string difference = checkpoint::compare_with_registered(
+      header, state_.data().structures(), state_.records().all());
   if (!difference.empty()) {
     throw Error(Errc::invalid_argument, "XMPI_Resume: checkpoint " + restart_->path +
                                             " does not fit this program: " + difference);
@@ -233,7 +194,8 @@ std::int64_t Checkpointer::resume() {
       throw;
     Restart older;
     agreed(context_.library_comm(), [&] { older = {previous, checkpoint::read_header(previous)}; });
-    if (!checkpoint::compare_with_registered(older.header, state_.data().structures(), records_)
+    if (!checkpoint::compare_with_registered(older.header, state_.data().structures(),
+                                             state_.records().all())
              .empty()) {
       throw;
     }
@@ -264,8 +226,8 @@ void Checkpointer::use_registered_rows() {
 }
 
 void Checkpointer::read_into_registered(const Restart& restart) {
-  checkpoint::read_data(restart.path, restart.header, state_.data().structures(), records_,
-                        state_.blocks(), context_.library_comm());
+  checkpoint::read_data(restart.path, restart.header, state_.data().structures(),
+                        state_.records().all(), state_.blocks(), context_.library_comm());
 }
 
 bool Checkpointer::at_iteration_end(std::int64_t iteration, std::int64_t max_iterations) {
@@ -298,7 +260,7 @@ void Checkpointer::write(std::int64_t next_iteration, std::string_view reason) {
   snapshot.speeds = links_.speeds();
   snapshot.hosts = gather_hosts(comm);
   snapshot.structures = state_.data().structures();
-  snapshot.records = records_;
+  snapshot.records = state_.records().all();
   agreed(comm, [&] {
     if (context_.rank() == 0) require_space(settings_.file, checkpoint::file_bytes(snapshot));
   });

@@ -50,12 +50,6 @@ class Checkpointer {
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
 
-  /// XMPI_Register_record.
-  void register_record(const std::string& name, void* buffer, std::int64_t count,
-                       MPI_Datatype type);
-  /// Forgets the record at `buffer`; false if none is there.
-  bool unregister_record(const void* buffer);
-
   /// Whether this run restarts from a checkpoint not yet read (XMPI_Resume pending).
   [[nodiscard]] bool restart_pending() const { return restart_.has_value() && !resumed_; }
   /// XMPI_Resume on a restart: fills the registered structures and records
@@ -95,7 +89,6 @@ class Checkpointer {
   DecompositionState& state_;
   Links links_;
   std::unique_ptr<CheckpointSchedule> schedule_;  // with FLEXMPI_CHECKPOINT
-  std::vector<checkpoint::Record> records_;
   std::optional<Restart> restart_;
   bool resumed_ = false;
 };

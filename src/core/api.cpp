@@ -205,7 +205,7 @@ void register_sparse(int** ia, int** ja, void** values, std::int64_t size, std::
 
 void unregister(const void* address) {
   Runtime& runtime = member_runtime();
-  if (runtime.checkpoints().unregister_record(address)) return;
+  if (runtime.state().records().remove(address)) return;
   runtime.state().data().unregister(address);
   runtime.state().update_work();  // the nnz model counts the registered nonzeros
 }
@@ -362,7 +362,7 @@ void write_checkpoint(int next_iteration) {
 void register_record(const std::string& name, void* buffer, std::int64_t count, MPI_Datatype type) {
   Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
-  runtime.checkpoints().register_record(name, buffer, count, type);
+  runtime.state().records().add(name, buffer, count, type);
 }
 
 void set_work(double work_units) {

@@ -15,6 +15,8 @@ using nlohmann::json;
 using namespace launch;  // NOLINT(google-build-using-namespace)
 
 int ProcessManager::apply_data(const json& plan) {
+  // Records first: a newcomer that registered others fails before any row moves.
+  state_.records().share(context_.library_comm());
   if (plan.contains("target")) {
     const double start = wall_seconds();
     state_.move_to(from_json(plan["target"]));

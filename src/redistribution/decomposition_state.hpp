@@ -12,6 +12,7 @@
 #include "base/row_block.hpp"
 #include "base/workload_model.hpp"
 #include "redistribution/data_registry.hpp"
+#include "redistribution/record_registry.hpp"
 
 namespace flexmpi {
 
@@ -41,6 +42,10 @@ class DecompositionState {
   /// Registered data (thesis 4.5): the structures that follow the decomposition.
   DataRegistry& data() { return data_; }
   [[nodiscard]] const DataRegistry& data() const { return data_; }
+  /// The application's records (XMPI_Register_record): state that is not
+  /// rows, handed to new processes with the rows and checkpointed with them.
+  RecordRegistry& records() { return records_; }
+  [[nodiscard]] const RecordRegistry& records() const { return records_; }
 
   /// Work units of this process's partition (work metric, SPEC section 2).
   [[nodiscard]] double work() const { return work_units_; }
@@ -87,6 +92,7 @@ class DecompositionState {
   Decomposition blocks_;
   bool blocks_changed_ = false;
   DataRegistry data_;
+  RecordRegistry records_;
   double work_units_ = 0.0;
   std::vector<double> row_work_;
   std::int64_t planned_rows_ = -1;  // plan_first
