@@ -4,7 +4,7 @@
     flexmpi-plot trace.jsonl -o outdir/
     flexmpi-plot --curve curve.csv -o outdir/    (flexmpi-epigraph --output)
 
-A trace (FLEXMPI_TRACE, SPEC section 5) has one JSON object per sampling
+A trace (FLEXMPI_TRACE, docs/reference/trace.md) has one JSON object per sampling
 interval, written by rank 0 (src/trace/trace_writer.cpp). The plots follow
 the thesis figures 6.6 and 6.7:
 
