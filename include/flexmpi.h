@@ -275,7 +275,10 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
  * XMPI_Spawn, XMPI_Remove, XMPI_Send_data, XMPI_Get_data) changed any
  * process's block or the number of processes, else 0 (also before any of
  * them). The same on every process: rebuild what depends on the blocks (a
- * halo exchange, the counts of an MPI_Allgatherv) only when it is 1. Local.
+ * halo exchange, the counts of an MPI_Allgatherv) only when it is 1. An
+ * array sized by the block that is not registered (scratch space) is the
+ * application's to resize then: rank and size from XMPI_COMM_WORLD, then
+ * XMPI_Get_wsize, then realloc; its contents are the old block's. Local.
  */
 int XMPI_Get_blocks_changed(int* changed);
 

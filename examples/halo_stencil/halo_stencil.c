@@ -56,10 +56,10 @@ static double initial(int n, int i, int j) {
 /* This process's view of the decomposition and its halo exchange. */
 typedef struct {
   int rank, nprocs;
-  int count, first;   /* my rows: first .. first + count - 1 */
-  int above, below;   /* ranks owning rows first - 1 and first + count, or MPI_PROC_NULL */
-  double* halo_above; /* row first - 1, received */
-  double* halo_below; /* row first + count, received */
+  int count, first_row; /* my rows: first_row .. first_row + count - 1 */
+  int above, below;   /* ranks owning rows first_row - 1 and first_row + count, or MPI_PROC_NULL */
+  double* halo_above; /* row first_row - 1, received */
+  double* halo_below; /* row first_row + count, received */
   double* next;       /* the updated rows */
   int rebuilds;       /* how often the exchange was rebuilt */
 } Exchange;
@@ -75,44 +75,45 @@ static int owner(int row, int nprocs, const int* counts, const int* displs) {
 /* Reads rank, size and every block from flexmpi and finds the neighbours.
  * After a rebalance or a reconfiguration any block may have changed, not only
  * this process's: the neighbours come from the whole decomposition. */
-static void rebuild_exchange(Exchange* x, int n) {
-  MPI_Comm_rank(XMPI_COMM_WORLD, &x->rank);
-  MPI_Comm_size(XMPI_COMM_WORLD, &x->nprocs);
-  int* counts = allocate((size_t)x->nprocs * sizeof *counts);
-  int* displs = allocate((size_t)x->nprocs * sizeof *displs);
-  check(XMPI_Get_decomposition(x->nprocs, n, counts, displs), "XMPI_Get_decomposition");
-  x->count = counts[x->rank];
-  x->first = displs[x->rank];
-  x->above = x->count > 0 ? owner(x->first - 1, x->nprocs, counts, displs) : MPI_PROC_NULL;
-  x->below = x->count > 0 ? owner(x->first + x->count, x->nprocs, counts, displs) : MPI_PROC_NULL;
+static void rebuild_exchange(Exchange* ex, int n) {
+  MPI_Comm_rank(XMPI_COMM_WORLD, &ex->rank);
+  MPI_Comm_size(XMPI_COMM_WORLD, &ex->nprocs);
+  int* counts = allocate((size_t)ex->nprocs * sizeof *counts);
+  int* displs = allocate((size_t)ex->nprocs * sizeof *displs);
+  check(XMPI_Get_decomposition(ex->nprocs, n, counts, displs), "XMPI_Get_decomposition");
+  ex->count = counts[ex->rank];
+  ex->first_row = displs[ex->rank];
+  ex->above = ex->count > 0 ? owner(ex->first_row - 1, ex->nprocs, counts, displs) : MPI_PROC_NULL;
+  ex->below =
+      ex->count > 0 ? owner(ex->first_row + ex->count, ex->nprocs, counts, displs) : MPI_PROC_NULL;
   free(counts);
   free(displs);
-  free(x->next);
-  x->next = allocate((size_t)x->count * (size_t)n * sizeof *x->next);
-  x->rebuilds += 1;
+  free(ex->next);
+  ex->next = allocate((size_t)ex->count * (size_t)n * sizeof *ex->next);
+  ex->rebuilds += 1;
 }
 
 /* Sends my edge rows to the neighbours and receives theirs. */
-static void exchange_halos(const Exchange* x, int n, const double* u) {
+static void exchange_halos(const Exchange* ex, int n, const double* u) {
   MPI_Request requests[4];
   const double* top = u;
-  const double* bottom = u + (size_t)(x->count > 0 ? x->count - 1 : 0) * (size_t)n;
-  MPI_Irecv(x->halo_above, n, MPI_DOUBLE, x->above, 1, XMPI_COMM_WORLD, &requests[0]);
-  MPI_Irecv(x->halo_below, n, MPI_DOUBLE, x->below, 0, XMPI_COMM_WORLD, &requests[1]);
-  MPI_Isend(top, n, MPI_DOUBLE, x->above, 0, XMPI_COMM_WORLD, &requests[2]);
-  MPI_Isend(bottom, n, MPI_DOUBLE, x->below, 1, XMPI_COMM_WORLD, &requests[3]);
+  const double* bottom = u + (size_t)(ex->count > 0 ? ex->count - 1 : 0) * (size_t)n;
+  MPI_Irecv(ex->halo_above, n, MPI_DOUBLE, ex->above, 1, XMPI_COMM_WORLD, &requests[0]);
+  MPI_Irecv(ex->halo_below, n, MPI_DOUBLE, ex->below, 0, XMPI_COMM_WORLD, &requests[1]);
+  MPI_Isend(top, n, MPI_DOUBLE, ex->above, 0, XMPI_COMM_WORLD, &requests[2]);
+  MPI_Isend(bottom, n, MPI_DOUBLE, ex->below, 1, XMPI_COMM_WORLD, &requests[3]);
   MPI_Status statuses[4]; /* not MPI_STATUSES_IGNORE: GCC 12 misreads MPICH's */
   MPI_Waitall(4, requests, statuses);
 }
 
 /* One Jacobi sweep over my rows; the grid's border stays fixed. */
-static void sweep(const Exchange* x, int n, double* u) {
-  for (int r = 0; r < x->count; ++r) {
-    const int i = x->first + r;
+static void sweep(const Exchange* ex, int n, double* u) {
+  for (int r = 0; r < ex->count; ++r) {
+    const int i = ex->first_row + r;
     const double* row = u + (size_t)r * (size_t)n;
-    const double* up = r > 0 ? row - n : x->halo_above;
-    const double* down = r + 1 < x->count ? row + n : x->halo_below;
-    double* out = x->next + (size_t)r * (size_t)n;
+    const double* up = r > 0 ? row - n : ex->halo_above;
+    const double* down = r + 1 < ex->count ? row + n : ex->halo_below;
+    double* out = ex->next + (size_t)r * (size_t)n;
     if (i == 0 || i == n - 1) {
       memcpy(out, row, (size_t)n * sizeof *out);
       continue;
@@ -121,18 +122,18 @@ static void sweep(const Exchange* x, int n, double* u) {
     out[n - 1] = row[n - 1];
     for (int j = 1; j < n - 1; ++j) out[j] = 0.25 * (up[j] + down[j] + row[j - 1] + row[j + 1]);
   }
-  memcpy(u, x->next, (size_t)x->count * (size_t)n * sizeof *u);
+  memcpy(u, ex->next, (size_t)ex->count * (size_t)n * sizeof *u);
 }
 
 /* An order-free checksum: the sum, modulo 2^64, of every cell's bits mixed
  * with its index, so that the blocks do not change it. */
-static uint64_t checksum(const Exchange* x, int n, const double* u) {
+static uint64_t checksum(const Exchange* ex, int n, const double* u) {
   uint64_t sum = 0;
-  for (int r = 0; r < x->count; ++r) {
+  for (int r = 0; r < ex->count; ++r) {
     for (int j = 0; j < n; ++j) {
       uint64_t bits = 0;
       memcpy(&bits, &u[(size_t)r * (size_t)n + (size_t)j], sizeof bits);
-      const uint64_t index = (uint64_t)(x->first + r) * (uint64_t)n + (uint64_t)j;
+      const uint64_t index = (uint64_t)(ex->first_row + r) * (uint64_t)n + (uint64_t)j;
       sum += (bits ^ (index * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
     }
   }
@@ -160,15 +161,16 @@ int main(int argc, char** argv) {
 
   MPI_Init(&argc, &argv);
   const int newcomer = XMPI_Get_process_status() == XMPI_NEWLY_SPAWNED;
-  Exchange x = {0};
-  x.halo_above = allocate((size_t)n * sizeof *x.halo_above);
-  x.halo_below = allocate((size_t)n * sizeof *x.halo_below);
-  rebuild_exchange(&x, n);
+  Exchange ex = {0};
+  ex.halo_above = allocate((size_t)n * sizeof *ex.halo_above);
+  ex.halo_below = allocate((size_t)n * sizeof *ex.halo_below);
+  rebuild_exchange(&ex, n);
 
   /* The grid's rows follow the decomposition: flexmpi reallocates u. */
-  double* u = allocate((size_t)x.count * (size_t)n * sizeof *u);
-  for (int r = 0; r < x.count; ++r) {
-    for (int j = 0; j < n; ++j) u[(size_t)r * (size_t)n + (size_t)j] = initial(n, x.first + r, j);
+  double* u = allocate((size_t)ex.count * (size_t)n * sizeof *u);
+  for (int r = 0; r < ex.count; ++r) {
+    for (int j = 0; j < n; ++j)
+      u[(size_t)r * (size_t)n + (size_t)j] = initial(n, ex.first_row + r, j);
   }
   check(XMPI_Register_dense(&u, n, MPI_DOUBLE, XMPI_DISTRIBUTED), "XMPI_Register_dense(u)");
 
@@ -179,17 +181,18 @@ int main(int argc, char** argv) {
    * save (XMPI_Register_record). */
   int first_iteration = 0;
   check(XMPI_Resume(&first_iteration), "XMPI_Resume");
-  if (newcomer || first_iteration > 0) rebuild_exchange(&x, n); /* the block u was given */
+  if (newcomer || first_iteration > 0) rebuild_exchange(&ex, n); /* the block u was given */
 
   int removed = 0;
   for (int k = first_iteration; k < iterations; ++k) {
     check(XMPI_Monitor_iter_begin(NULL), "XMPI_Monitor_iter_begin");
-    exchange_halos(&x, n, u);
-    sweep(&x, n, u);
+    exchange_halos(&ex, n, u);
+    sweep(&ex, n, u);
     check(XMPI_Monitor_iter_end(NULL), "XMPI_Monitor_iter_end");
     /* The adaptation point: flexmpi may move rows (u follows) or change the
      * processes. Rebuild the exchange only when some block changed. */
-    check(XMPI_Eval_reconfig(x.rank, x.nprocs, k, iterations, &x.count, &x.first, NULL, NULL, NULL),
+    check(XMPI_Eval_reconfig(ex.rank, ex.nprocs, k, iterations, &ex.count, &ex.first_row, NULL,
+                             NULL, NULL),
           "XMPI_Eval_reconfig");
     if (XMPI_Get_process_status() == XMPI_REMOVED) {
       removed = 1;
@@ -197,25 +200,25 @@ int main(int argc, char** argv) {
     }
     int changed = 0;
     check(XMPI_Get_blocks_changed(&changed), "XMPI_Get_blocks_changed");
-    if (changed) rebuild_exchange(&x, n);
+    if (changed) rebuild_exchange(&ex, n);
   }
 
   if (!removed) {
-    const uint64_t mine = checksum(&x, n, u);
+    const uint64_t mine = checksum(&ex, n, u);
     uint64_t total = 0;
     MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, XMPI_COMM_WORLD);
-    if (x.rank == 0) {
-      printf(PROGRAM ": size=%d iterations=%d procs=%d checksum=%016llx\n", n, iterations, x.nprocs,
-             (unsigned long long)total);
+    if (ex.rank == 0) {
+      printf(PROGRAM ": size=%d iterations=%d procs=%d checksum=%016llx\n", n, iterations,
+             ex.nprocs, (unsigned long long)total);
     }
     if (!quiet) {
-      printf(PROGRAM ": rank %d holds rows %d..%d, exchange rebuilt %d times\n", x.rank, x.first,
-             x.first + x.count - 1, x.rebuilds);
+      printf(PROGRAM ": rank %d holds rows %d..%d, exchange rebuilt %d times\n", ex.rank,
+             ex.first_row, ex.first_row + ex.count - 1, ex.rebuilds);
     }
   }
-  free(x.halo_above);
-  free(x.halo_below);
-  free(x.next);
+  free(ex.halo_above);
+  free(ex.halo_below);
+  free(ex.next);
   free(u);
   MPI_Finalize();
   return 0;

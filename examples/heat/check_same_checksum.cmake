@@ -1,0 +1,21 @@
+# Every program of PROGRAMS (comma-separated) prints the same line on 1, 2
+# and 3 processes (ARGS, |-separated): simulated time and checksum, %.17g.
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "," ";" programs "${PROGRAMS}")
+string(REPLACE "|" ";" arguments "${ARGS}")
+set(expected "")
+foreach(program IN LISTS programs)
+  foreach(np 1 2 3)
+    execute_process(COMMAND ${MPIEXEC} -n ${np} ${program} ${arguments}
+                    OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code TIMEOUT 90)
+    if(NOT code EQUAL 0 OR NOT out MATCHES "procs=${np} (steps=[0-9]+ time=[^ ]+ checksum=[^ \n]+)")
+      message(FATAL_ERROR "${program} on ${np} processes failed (${code}):\n${out}${err}")
+    endif()
+    message(STATUS "${program}, ${np} processes: ${CMAKE_MATCH_1}")
+    if(expected STREQUAL "")
+      set(expected "${CMAKE_MATCH_1}")
+    elseif(NOT CMAKE_MATCH_1 STREQUAL expected)
+      message(FATAL_ERROR "${program} on ${np} processes: ${CMAKE_MATCH_1}, expected ${expected}")
+    endif()
+  endforeach()
+endforeach()
