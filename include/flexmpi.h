@@ -282,6 +282,34 @@ int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl);
  */
 int XMPI_Get_blocks_changed(int* changed);
 
+/*
+ * Halo exchange of a structure registered with ghost rows (XMPI_Register_rows,
+ * XMPI_Register_pair): every ghost row that is a row of the structure gets
+ * its current owner's values, from as many processes as own those rows (a
+ * neighbour's block may be shorter than ghost_rows). Ghost rows before row 0
+ * and after the last row are left as they are; a process with an empty
+ * block sends and receives nothing. flexmpi computes the messages once per
+ * decomposition and again at the first exchange after the blocks changed:
+ * call it every iteration, nothing to rebuild. ptr_address is the registered
+ * address (of a pair, either one: the buffer its pointer points at now is
+ * exchanged). Every process of XMPI_COMM_WORLD calls it for the same
+ * structure; the messages travel on flexmpi's own communicator, apart from
+ * the application's. Errors: an address not registered, or registered
+ * without ghost rows, XMPI_ERR_ARG; a removed process, no decomposition yet,
+ * a start while one is started, a finish without a start, XMPI_ERR_STATE.
+ */
+/** Exchanges the ghost rows and returns when they arrived (blocking). */
+int XMPI_Halo_exchange(void* ptr_address);
+/**
+ * Starts the exchange and returns at once: the application may read the
+ * buffer (compute the rows that need no ghost row) but not write it until
+ * XMPI_Halo_finish(ptr_address), which returns when the ghost rows arrived.
+ * Between the two, a call that may move rows (the list of
+ * XMPI_Get_blocks_changed) is XMPI_ERR_STATE.
+ */
+int XMPI_Halo_start(void* ptr_address);
+int XMPI_Halo_finish(void* ptr_address);
+
 /* ---- dynamic load balancing (thesis 5.2, Fig. 5.4, Alg. 5) ---------------- */
 
 /**

@@ -89,6 +89,11 @@ void redistribute_data(Partition old_block, Partition new_block);
 /// remove_processes, remove_ranks, send_data, get_data, reconfigure)
 /// changed any process's block.
 bool blocks_changed();
+/// XMPI_Halo_exchange, XMPI_Halo_start, XMPI_Halo_finish (flexmpi.h): the
+/// ghost rows of the structure registered at `address`.
+void halo_exchange(const void* address);
+void halo_start(const void* address);
+void halo_finish(const void* address);
 
 /// Load balancing at the end of a sampling interval (thesis Alg. 5); returns
 /// this process's block, unchanged unless the data were redistributed. Never

@@ -235,6 +235,30 @@ int XMPI_Get_blocks_changed(int* changed) {
   });
 }
 
+int XMPI_Halo_exchange(void* ptr_address) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::halo_exchange(ptr_address);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Halo_start(void* ptr_address) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::halo_start(ptr_address);
+    return XMPI_SUCCESS;
+  });
+}
+
+int XMPI_Halo_finish(void* ptr_address) {
+  return guarded([&] {
+    require_pointer(ptr_address, "ptr_address");
+    flexmpi::halo_finish(ptr_address);
+    return XMPI_SUCCESS;
+  });
+}
+
 int XMPI_Redistribute_data(int scount, int sdispl, int rcount, int rdispl) {
   return guarded([&] {
     flexmpi::redistribute_data({scount, sdispl}, {rcount, rdispl});

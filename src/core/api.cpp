@@ -88,11 +88,22 @@ void require_decomposition_size(const Runtime& runtime, std::int64_t size) {
   }
 }
 
+// Rows may not move under a started halo exchange: its messages read and write them.
+DecompositionState& state_without_started_halo() {
+  DecompositionState& state = Runtime::get().state();
+  if (state.halos().any_started()) {
+    throw Error(Errc::bad_state,
+                "a halo exchange is started: finish it (XMPI_Halo_finish) before a call that may "
+                "move rows");
+  }
+  return state;
+}
+
 // Around a call that may change the blocks: records whether it changed any
 // (blocks_changed), whether it returns or throws.
 class BlockChangeWatch {
  public:
-  BlockChangeWatch() : state_(Runtime::get().state()), before_(state_.blocks()) {}
+  BlockChangeWatch() : state_(state_without_started_halo()), before_(state_.blocks()) {}
   BlockChangeWatch(const BlockChangeWatch&) = delete;
   BlockChangeWatch& operator=(const BlockChangeWatch&) = delete;
   ~BlockChangeWatch() { state_.set_blocks_changed(state_.blocks() != before_); }
@@ -217,6 +228,88 @@ void redistribute_data(Partition old_block, Partition new_block) {
 }
 
 bool blocks_changed() { return Runtime::get().state().blocks_changed(); }
+
+namespace {
+
+// The registered vector or dense structure one of whose buffer addresses
+// (either of a pair) is `address`, if it has ghost rows.
+const detail::Structure& structure_with_ghost_rows(const DataRegistry& data, const void* address,
+                                                   const char* call) {
+  const auto structures = data.structures();
+  const auto found = std::find_if(structures.begin(), structures.end(), [&](const auto& s) {
+    return !s.sparse() && (s.data == address || s.partner == address);
+  });
+  if (found == structures.end()) {
+    throw Error(Errc::invalid_argument,
+                std::string(call) +
+                    ": this address is not registered (expected the address of the pointer "
+                    "given to XMPI_Register_rows or XMPI_Register_pair)");
+  }
+  if (found->ghost_rows == 0) {
+    throw Error(Errc::invalid_argument,
+                std::string(call) +
+                    ": the structure has no ghost rows: register it with ghost_rows > 0 "
+                    "(XMPI_Register_rows)");
+  }
+  return *found;
+}
+
+// The halo exchange of the structure registered at `address`, rebuilt if the
+// blocks or the process set changed since its last use.
+HaloExchange& prepared_halo(Runtime& runtime, const void* address, const char* call) {
+  DecompositionState& state = runtime.state();
+  const detail::Structure& structure = structure_with_ghost_rows(state.data(), address, call);
+  if (state.blocks().empty()) {
+    throw Error(Errc::bad_state, std::string(call) +
+                                     ": there is no decomposition yet (XMPI_Get_wsize or "
+                                     "XMPI_Get_decomposition make one)");
+  }
+  const HaloExchanges::Layout layout{structure.ghost_rows, structure.row_bytes(),
+                                     runtime.library_comm(), runtime.rank(),
+                                     runtime.context().generation()};
+  return state.halos().prepare(address, state.blocks(), layout);
+}
+
+// The halo messages are the application's communication: the monitor counts
+// their time as MPI time, as it would a hand-written exchange's.
+template <class Body>
+void as_mpi_call(Runtime& runtime, Body&& body) {
+  runtime.before_mpi_call();
+  try {
+    body();
+  } catch (...) {
+    runtime.after_mpi_call();
+    throw;
+  }
+  runtime.after_mpi_call();
+}
+
+}  // namespace
+
+void halo_start(const void* address) {
+  Runtime& runtime = member_runtime();
+  HaloExchange& exchange = prepared_halo(runtime, address, "XMPI_Halo_start");
+  as_mpi_call(runtime, [&] { exchange.start(*static_cast<void* const*>(address)); });
+}
+
+void halo_finish(const void* address) {
+  Runtime& runtime = member_runtime();
+  HaloExchange* exchange = runtime.state().halos().find(address);
+  if (exchange == nullptr || !exchange->started()) {
+    throw Error(Errc::bad_state,
+                "XMPI_Halo_finish: no halo exchange of this address is started (XMPI_Halo_start)");
+  }
+  as_mpi_call(runtime, [&] { exchange->finish(); });
+}
+
+void halo_exchange(const void* address) {
+  Runtime& runtime = member_runtime();
+  HaloExchange& exchange = prepared_halo(runtime, address, "XMPI_Halo_exchange");
+  as_mpi_call(runtime, [&] {
+    exchange.start(*static_cast<void* const*>(address));
+    exchange.finish();
+  });
+}
 
 namespace {
 

@@ -125,6 +125,7 @@ void DecompositionState::plan_first(std::int64_t rows, Decomposition blocks) {
 void DecompositionState::clear() {
   global_rows_ = -1;
   blocks_.clear();
+  halos_.clear();
   data_.clear();
   work_units_ = 0.0;
 }

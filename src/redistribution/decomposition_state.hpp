@@ -12,6 +12,7 @@
 #include "base/row_block.hpp"
 #include "base/workload_model.hpp"
 #include "redistribution/data_registry.hpp"
+#include "redistribution/halo_exchange.hpp"
 #include "redistribution/record_registry.hpp"
 
 namespace flexmpi {
@@ -46,6 +47,10 @@ class DecompositionState {
   /// rows, handed to new processes with the rows and checkpointed with them.
   RecordRegistry& records() { return records_; }
   [[nodiscard]] const RecordRegistry& records() const { return records_; }
+
+  /// The halo exchanges of registered structures with ghost rows, each
+  /// rebuilt at its next use after the blocks change.
+  HaloExchanges& halos() { return halos_; }
 
   /// Work units of this process's partition (work metric, SPEC section 2).
   [[nodiscard]] double work() const { return work_units_; }
@@ -92,6 +97,7 @@ class DecompositionState {
   Decomposition blocks_;
   bool blocks_changed_ = false;
   DataRegistry data_;
+  HaloExchanges halos_;
   RecordRegistry records_;
   double work_units_ = 0.0;
   std::vector<double> row_work_;
