@@ -18,40 +18,10 @@ cleanup() {
 trap cleanup EXIT
 python=/usr/bin/python3  # Debian's, with h5py (python3-h5py)
 rows=97
-failed=0
-
-fail() {
-  echo "FAILED: $*"
-  failed=1
-}
-
-# run NAME EXPECTED_STATUS PATTERN -- ENV... -- COMMAND...: the output must match PATTERN.
-run() {
-  local name=$1 expected=$2 pattern=$3
-  shift 4
-  local environment=()
-  while [[ $1 != "--" ]]; do
-    environment+=("$1")
-    shift
-  done
-  shift
-  local output status
-  output=$(env "${environment[@]}" timeout 120 "$@" 2>&1)
-  status=$?
-  if [[ "${expected}" == "nonzero" && ${status} -eq 0 ]] ||
-    [[ "${expected}" != "nonzero" && ${status} -ne ${expected} ]]; then
-    fail "${name}: exit status ${status}, expected ${expected}"
-    echo "${output}" | tail -15
-  elif ! grep -qE "${pattern}" <<<"${output}"; then
-    fail "${name}: output does not match '${pattern}'"
-    echo "${output}" | tail -15
-  else
-    echo "ok: ${name}"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/run_under_timeout.sh"
 
 write() {  # write FILE ITERATION [ROWS]
-  run "write $1 at $2" 0 "write on 3 processes: ok" -- FLEXMPI_CHECKPOINT="$1" -- \
+  run "write $1 at $2" 0 "write on 3 processes: ok" FLEXMPI_CHECKPOINT="$1" -- \
     "${mpiexec}" -n 3 "${roundtrip}" write "${3:-${rows}}" "$2"
 }
 
@@ -59,7 +29,7 @@ write() {  # write FILE ITERATION [ROWS]
 file=${work}/state.h5
 write "${file}" 5
 for np in 1 2 4; do
-  run "read on ${np}" 0 "read on ${np} processes: ok" -- FLEXMPI_RESTART="${file}" -- \
+  run "read on ${np}" 0 "read on ${np} processes: ok" FLEXMPI_RESTART="${file}" -- \
     "${mpiexec}" -n "${np}" "${roundtrip}" read "${rows}" 5
 done
 command -v h5dump >/dev/null && { h5dump -H "${file}" >/dev/null || fail "h5dump cannot read ${file}"; }
@@ -79,19 +49,19 @@ with h5py.File(sys.argv[1], "r") as f:
 PY
 
 # ---- refused before any data is touched ----------------------------------------------
-run "other sizes" 0 "refused: invalid argument.*97 rows, this run's has 60" -- \
+run "other sizes" 0 "refused: invalid argument.*97 rows, this run's has 60" \
   FLEXMPI_RESTART="${file}" -- "${mpiexec}" -n 2 "${roundtrip}" refuse 60 5
-run "a directory to restart from" nonzero "${work}: not a regular file" -- \
+run "a directory to restart from" nonzero "${work}: not a regular file" \
   FLEXMPI_RESTART="${work}" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
-run "a directory to write" nonzero "is not a regular file" -- \
+run "a directory to write" nonzero "is not a regular file" \
   FLEXMPI_CHECKPOINT="${work}" -- "${mpiexec}" -n 2 "${roundtrip}" write "${rows}" 5
-run "no such file" nonzero "${work}/none.h5: No such file" -- \
+run "no such file" nonzero "${work}/none.h5: No such file" \
   FLEXMPI_RESTART="${work}/none.h5" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
 
 jacobi_file=${work}/jacobi.h5
-run "jacobi checkpoint" 0 "checksum" -- FLEXMPI_CHECKPOINT="${jacobi_file}" \
+run "jacobi checkpoint" 0 "checksum" FLEXMPI_CHECKPOINT="${jacobi_file}" \
   FLEXMPI_CHECKPOINT_EVERY=3 -- "${mpiexec}" -n 2 "${jacobi}" --size 97 --iterations 4 --quiet
-run "another program's checkpoint" nonzero "written by flexmpi-jacobi, not by this program" -- \
+run "another program's checkpoint" nonzero "written by flexmpi-jacobi, not by this program" \
   FLEXMPI_RESTART="${jacobi_file}" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
 
 newer=${work}/newer.h5
@@ -104,14 +74,14 @@ with h5py.File(sys.argv[1], "r+") as f:
     del f["metadata"]
     f["metadata"] = numpy.bytes_(json.dumps(meta))
 PY
-run "a newer format" nonzero "format version 99; this flexmpi reads versions 1 to 1" -- \
+run "a newer format" nonzero "format version 99; this flexmpi reads versions 1 to 1" \
   FLEXMPI_RESTART="${newer}" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
 
 # ---- damaged files: alone refused, with a previous one that one is used -------------------
 alone=${work}/alone.h5
 write "${alone}" 5
 truncate -s 30000 "${alone}"
-run "truncated" nonzero "checkpoint ${alone}: (not an HDF5 file|.*truncated)" -- \
+run "truncated" nonzero "checkpoint ${alone}: (not an HDF5 file|.*truncated)" \
   FLEXMPI_RESTART="${alone}" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
 
 flip() {  # flip FILE DATASET: one bit in the middle of a dataset's stored bytes
@@ -130,7 +100,7 @@ PY
 flipped=${work}/flipped.h5
 write "${flipped}" 5
 flip "${flipped}" structures/4/data
-run "a flipped bit" nonzero "structure 4's data does not match its checksum" -- \
+run "a flipped bit" nonzero "structure 4's data does not match its checksum" \
   FLEXMPI_RESTART="${flipped}" -- "${mpiexec}" -n 2 "${roundtrip}" read "${rows}" 5
 
 pair=${work}/pair.h5
@@ -138,10 +108,10 @@ write "${pair}" 5
 write "${pair}" 9  # pair.h5 at 9, pair.h5.prev at 5
 [[ -f "${pair}.prev" ]] || fail "the previous checkpoint was not kept as ${pair}.prev"
 flip "${pair}" structures/7/values
-run "a flipped bit, previous kept" 0 "does not match its checksum.*restarting from the previous checkpoint ${pair}.prev \(iteration 5\)" -- \
+run "a flipped bit, previous kept" 0 "does not match its checksum.*restarting from the previous checkpoint ${pair}.prev \(iteration 5\)" \
   FLEXMPI_RESTART="${pair}" -- "${mpiexec}" -n 3 "${roundtrip}" read "${rows}" 5
 truncate -s 20000 "${pair}"
-run "truncated, previous kept" 0 "restarting from the previous checkpoint ${pair}.prev" -- \
+run "truncated, previous kept" 0 "restarting from the previous checkpoint ${pair}.prev" \
   FLEXMPI_RESTART="${pair}" -- "${mpiexec}" -n 4 "${roundtrip}" read "${rows}" 5
 
 # ---- killed in the middle of writing: the last whole checkpoint restarts ----------------
@@ -157,24 +127,24 @@ pkill -KILL -f "checkpoint_roundtrip write-forever" 2>/dev/null
 wait "${launcher}" 2>/dev/null
 if [[ -f "${killed}" ]]; then
   at=$("${python}" -c "import json, sys, h5py; print(json.loads(h5py.File(sys.argv[1], 'r')['metadata'][()])['next_iteration'])" "${killed}")
-  run "killed while writing: restart from the last whole one (iteration ${at})" 0 "read on 2 processes: ok" -- \
+  run "killed while writing: restart from the last whole one (iteration ${at})" 0 "read on 2 processes: ok" \
     FLEXMPI_RESTART="${killed}" -- "${mpiexec}" -n 2 "${roundtrip}" read 700 "${at}"
 else
   fail "killed while writing: no checkpoint was written"
 fi
 
 # ---- where a checkpoint cannot be written: the earlier one stays whole ------------------
-run "no permission" nonzero "cannot write the checkpoint /proc/flexmpi-checkpoint.h5.partial" -- \
+run "no permission" nonzero "cannot write the checkpoint /proc/flexmpi-checkpoint.h5.partial" \
   FLEXMPI_CHECKPOINT=/proc/flexmpi-checkpoint.h5 -- "${mpiexec}" -n 2 "${roundtrip}" write "${rows}" 5
 full=${work}/full
 mkdir -p "${full}"
 if mount -t tmpfs -o size=1m tmpfs "${full}" 2>/dev/null; then
   mounted=${full}
   write "${full}/state.h5" 5 40  # 40 rows fit in 1 MiB, 400 do not
-  run "disk full" nonzero "cannot write the checkpoint ${full}/state.h5.partial" -- \
+  run "disk full" nonzero "cannot write the checkpoint ${full}/state.h5.partial" \
     FLEXMPI_CHECKPOINT="${full}/state.h5" -- "${mpiexec}" -n 3 "${roundtrip}" write 400 9
   [[ ! -e "${full}/state.h5.partial" ]] || fail "disk full: the partial file was left behind"
-  run "disk full: the earlier checkpoint is whole" 0 "read on 2 processes: ok" -- \
+  run "disk full: the earlier checkpoint is whole" 0 "read on 2 processes: ok" \
     FLEXMPI_RESTART="${full}/state.h5" -- "${mpiexec}" -n 2 "${roundtrip}" read 40 5
 else
   echo "skipped: disk full (cannot mount a small tmpfs here)"

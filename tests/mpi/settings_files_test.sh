@@ -3,50 +3,17 @@
 # MPI_Init on 2 processes: each CASE below is refused within seconds, with one
 # message naming the setting, the path and what was expected, and the inputs
 # are byte for byte what they were (cmp). A run that does not end within
-# kSeconds is killed and reported as a hang.
+# 15 s is killed and reported as a hang (tests/support/run_under_timeout.sh).
 #
 #   settings_files_test.sh CASE MPIEXEC PROGRAM [CALIBRATE]
 #   PROGRAM: tests/mpi/collective_calls.c, which prints "collective_calls all: done"
 set -uo pipefail
 case_name=$1 mpiexec=$2 program=$3 calibrate=${4:-}
-readonly kSeconds=15
 work=$(mktemp -d /tmp/flexmpi-settings-files.XXXXXX)
 trap 'rm -rf "${work}"' EXIT
-failed=0
-fail() {
-  echo "FAILED: $*"
-  failed=1
-}
-
-# run NAME EXPECTED(zero|nonzero) PATTERN ENV... -- COMMAND...: the run ends
-# within kSeconds, with that status, PATTERN once on standard error.
-run() {
-  local name=$1 expected=$2 pattern=$3
-  shift 3
-  local environment=()
-  while [[ $1 != "--" ]]; do
-    environment+=("$1")
-    shift
-  done
-  shift
-  local started=${SECONDS} output status count
-  output=$(env "${environment[@]}" timeout -k 5 "${kSeconds}" "$@" 2>&1)
-  status=$?
-  if ((status == 124 || status == 137)); then
-    fail "${name}: did not end within ${kSeconds} s (a hang)"
-  elif [[ ${expected} == zero && ${status} -ne 0 ]] || [[ ${expected} == nonzero && ${status} -eq 0 ]]; then
-    fail "${name}: exit status ${status}, expected ${expected}"
-  else
-    count=$(grep -cE -- "${pattern}" <<<"${output}")
-    if ((count != 1)); then
-      fail "${name}: '${pattern}' appears ${count} times, expected once"
-    else
-      echo "ok: ${name} ($((SECONDS - started)) s)"
-      return
-    fi
-  fi
-  echo "${output}" | tail -15
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/run_under_timeout.sh"
+run_seconds=15
+run_pattern_once=1
 
 flex() {  # flex NAME EXPECTED PATTERN ENV...: the program on 2 processes
   local name=$1 expected=$2 pattern=$3
