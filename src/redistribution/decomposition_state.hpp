@@ -52,7 +52,7 @@ class DecompositionState {
   /// rebuilt at its next use after the blocks change.
   HaloExchanges& halos() { return halos_; }
 
-  /// Work units of this process's partition (work metric, SPEC section 2).
+  /// Work units of this process's partition (work metric).
   [[nodiscard]] double work() const { return work_units_; }
   void set_work(double work_units) { work_units_ = work_units; }
   /// Recomputes this process's work under the workload model (rows,

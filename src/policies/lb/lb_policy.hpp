@@ -1,5 +1,5 @@
 // FLEXMPI_POLICY=lb: dynamic load balancing (thesis 5.2, Alg. 5, with the
-// hysteresis and gain-versus-cost rules of docs/architecture.md). The model
+// hysteresis and gain-versus-cost rules of docs/design/balancing.md). The model
 // policy: it turns the interval into the balancer's situation, asks it, and
 // returns the blocks it chose.
 #pragma once
