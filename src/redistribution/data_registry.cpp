@@ -281,9 +281,7 @@ void DataRegistry::unregister(const void* address) {
   void** const partner = it->partner;
   forget(it);
   // The other buffer of a pair goes with it.
-  if (const auto other = find(partner); partner != nullptr && other != structures_.end()) {
-    forget(other);
-  }
+  if (partner != nullptr) forget(find(partner));
 }
 
 std::vector<Structure>::iterator DataRegistry::find(const void* address) {

@@ -61,14 +61,17 @@ double* make_buffer(const Block& block, int h, double offset) {
 }
 
 // Every ghost row that is a row of the structure holds its value (+ offset),
-// the others kUntouched; returns the ghost rows filled, summed over the processes.
-long long check_ghost_rows(const double* buffer, const Block& block, int h, double offset) {
+// the others kUntouched (unless `outside_kept` is false: in place they are
+// the window's spare rows); returns the ghost rows filled, summed over the processes.
+long long check_ghost_rows(const double* buffer, const Block& block, int h, double offset,
+                           bool outside_kept = true) {
   long long filled = 0;
   for (long long i = 0; i < block.count + 2LL * h; ++i) {
     if (i >= h && i < h + block.count) continue;
     const long long row = block.displ - h + i;
     const bool exists = row >= 0 && row < kRows && block.count > 0;
     filled += exists ? 1 : 0;
+    if (!exists && !outside_kept) continue;
     for (long long c = 0; c < kWidth; ++c) {
       const double expected = exists ? value(row, c) + offset : kUntouched;
       EXPECT_EQ(buffer[i * kWidth + c], expected)
@@ -145,6 +148,18 @@ TEST(HaloApi, ExchangesTheCurrentBufferOfASwappedPair) {
   ASSERT_EQ(XMPI_Unregister(&u), XMPI_SUCCESS);
   std::free(u);
   std::free(unew);
+}
+
+TEST(HaloApi, ExchangesInPlace) {
+  const int h = 2;
+  const Block block = own_block();
+  double* u = make_buffer(block, h, 0.0);
+  ASSERT_EQ(XMPI_Register_rows(&u, kRows, kWidth, h, MPI_DOUBLE, XMPI_DISTRIBUTED_IN_PLACE),
+            XMPI_SUCCESS);
+  ASSERT_EQ(XMPI_Halo_exchange(&u), XMPI_SUCCESS);
+  EXPECT_EQ(check_ghost_rows(u, block, h, 0.0, false), expected_filled(h));
+  ASSERT_EQ(XMPI_Unregister(&u), XMPI_SUCCESS);
+  std::free(u);
 }
 
 TEST(HaloApi, NamesItsErrors) {
