@@ -8,6 +8,9 @@
 #               which change when processes are spawned or removed
 #   layering    no folder of src/ includes a header of a folder above it
 #               (scripts/layers.txt)
+#   strategy-names  a partitioner or policy is named only in its own folder,
+#               its parent's add_subdirectory line and the files
+#               scripts/strategy_names_allowed.txt still lists
 #
 #   bash scripts/lint.sh [BUILD_DIR]     # all checks; BUILD_DIR defaults to build
 set -uo pipefail
@@ -58,5 +61,9 @@ report "comm-world (MPI_COMM_WORLD only at start-up)" "$([[ -z "${uses}" ]]; ech
 # ---- layering ----
 python3 scripts/check_layering.py scripts/layers.txt src
 report "layering (scripts/layers.txt)" $?
+
+# ---- strategy-names ----
+python3 scripts/check_strategy_names.py . scripts/strategy_names_allowed.txt
+report "strategy-names (a strategy is named only in its folder)" $?
 
 exit "${failed}"

@@ -32,6 +32,7 @@
 #include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "balancing/fpm_geometric/piecewise_linear_speed.hpp"
 #include "balancing/partitioner.hpp"
+#include "config/config.hpp"
 
 namespace flexmpi {
 namespace {
@@ -126,7 +127,7 @@ struct Dynamic {
 
 Dynamic simulate(const std::string& name, const std::vector<TrueFunction>& truth, std::int64_t rows,
                  int decisions) {
-  auto partitioner = make_partitioner(name);
+  auto partitioner = make_partitioner(name, Config{});
   Decomposition current = block_decomposition(rows, static_cast<int>(truth.size()));
   Dynamic run;
   for (int d = 0; d < decisions; ++d) {

@@ -149,7 +149,7 @@ Measurement partitioner(const SyntheticJob& job, int repetitions,
   const PartitionInput unbalanced =
       job.partition_input(job.report(2, job.equal_blocks()), job.equal_blocks());
   auto make = [&] {
-    std::unique_ptr<Partitioner> made = descriptor.create();
+    std::unique_ptr<Partitioner> made = descriptor.create(Config{});
     (void)made->partition(balanced);
     (void)made->partition(unbalanced);
     return made;

@@ -118,9 +118,9 @@ PartitionInput SyntheticJob::partition_input(const IntervalReport& report,
   input.global_size = global_rows();
   input.current = blocks;
   const Config defaults;
-  // DRUM's extra input as LoadBalancer::drum_input sets it from the default
-  // FLEXMPI_DRUM_COMM_WEIGHT (filled for every partitioner: the others ignore it).
-  DrumInput& drum = input.drum.emplace();
+  // The nodes' measures as LoadBalancer::node_measures sets them (filled for
+  // every partitioner: those that do not read them ignore them).
+  NodeMeasures& nodes = input.nodes.emplace();
   for (const ProcessInterval& p : report.processes) {
     const double time = p.effective_computation(defaults.dedicated_threshold);
     input.computation_time.push_back(time);
@@ -129,14 +129,12 @@ PartitionInput SyntheticJob::partition_input(const IntervalReport& report,
     input.cpu_time.push_back(p.cpu);
     input.speed.push_back(time > 0.0 ? p.metric / time : 0.0);
     input.work.push_back(p.metric / p.iterations);
-    drum.host_id.push_back(p.host_id);
-    drum.node_cores.push_back(p.node_cores);
-    drum.node_idle_cpus.push_back(p.node_idle_cpus);
-    drum.node_communication_power.push_back(p.node_communication_power);
-    drum.node_caf.push_back(p.node_caf);
+    nodes.host_id.push_back(p.host_id);
+    nodes.node_cores.push_back(p.node_cores);
+    nodes.node_idle_cpus.push_back(p.node_idle_cpus);
+    nodes.node_communication_power.push_back(p.node_communication_power);
+    nodes.node_caf.push_back(p.node_caf);
   }
-  drum.communication_weight = defaults.drum_communication_weight.value_or(0.0);
-  drum.communication_weight_from_caf = !defaults.drum_communication_weight.has_value();
   return input;
 }
 

@@ -137,28 +137,24 @@ nlohmann::json MoveOutcome::to_json() const {
 LoadBalancer::LoadBalancer(const Config& config)
     : imbalance_threshold_(config.imbalance_threshold),
       dedicated_threshold_(config.dedicated_threshold),
-      communication_weight_(config.drum_communication_weight),
-      machine_topology_(config.drum_topology),
       confirm_(config.lb_confirm),
       window_(config.lb_window),
       margin_(config.lb_margin),
       refine_threshold_(config.lb_refine),
       detector_(config.imbalance_threshold, config.dedicated_threshold, config.k),
-      partitioner_(make_partitioner(config.partitioner)) {}
+      partitioner_(make_partitioner(config.partitioner, config)),
+      reads_node_measures_(find_partitioner(config.partitioner).reads_node_measures) {}
 
-DrumInput LoadBalancer::drum_input(const IntervalReport& latest) const {
-  DrumInput drum;
+NodeMeasures LoadBalancer::node_measures(const IntervalReport& latest) {
+  NodeMeasures nodes;
   for (const ProcessInterval& now : latest.processes) {
-    drum.host_id.push_back(now.host_id);
-    drum.node_cores.push_back(now.node_cores);
-    drum.node_idle_cpus.push_back(now.node_idle_cpus);
-    drum.node_communication_power.push_back(now.node_communication_power);
-    drum.node_caf.push_back(now.node_caf);
+    nodes.host_id.push_back(now.host_id);
+    nodes.node_cores.push_back(now.node_cores);
+    nodes.node_idle_cpus.push_back(now.node_idle_cpus);
+    nodes.node_communication_power.push_back(now.node_communication_power);
+    nodes.node_caf.push_back(now.node_caf);
   }
-  drum.communication_weight = communication_weight_.value_or(0.0);
-  drum.communication_weight_from_caf = !communication_weight_.has_value();
-  drum.machine_topology = machine_topology_;
-  return drum;
+  return nodes;
 }
 
 PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
@@ -201,7 +197,7 @@ PartitionInput LoadBalancer::confirmed_input(const Situation& situation) const {
     input.speed.push_back(time > 0.0 ? now.metric / time : 0.0);
     input.work.push_back(iterations > 0 ? now.metric / iterations : 0.0);
   }
-  if (partitioner_->reads_drum_input()) input.drum = drum_input(latest);
+  if (reads_node_measures_) input.nodes = node_measures(latest);
   return input;
 }
 
@@ -397,41 +393,8 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   const PartitionInput input = confirmed_input(situation);
   follow_up(input, decision);
   if (undo_to_) return undo_move(situation, input, std::move(decision));
-  const int needed = decision.confirmations_needed;
-  // A partitioner with a target of its own (DRUM's communication term) is
-  // asked only once a full window was measured on the current blocks, also
-  // when Alg. 5 finds the times unbalanced: DRUM keeps the first rates it
-  // sees as its benchmark ratings, and a run's first intervals are not yet
-  // representative (asked after lb_confirm intervals, it rated a half-speed
-  // rank like the full-speed one in a CI run and never corrected it).
-  const bool own_target = partitioner_->targets_unequal_times(input);
-  const bool full_window = evidence_.size() >= static_cast<std::size_t>(std::max(needed, window_));
-  const bool target_due = own_target && full_window;
-  if (!decision.verdict.rebalance && !refining && !target_due) return decision;
-  if (own_target && !full_window) {  // not even an Alg. 5 imbalance asks it earlier
-    decision.held = "the partitioner's own target is asked after a full window (FLEXMPI_LB_WINDOW)";
-    return decision;
-  }
-  if (situation.remaining_iterations <= 0) {
-    if (!refining && !target_due) decision.held = "no iteration left to use a new partition";
-    return decision;
-  }
-  if (!refining && !target_due && decision.confirmations < needed) {
-    decision.held =
-        "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
-        std::to_string(needed) + " consecutive intervals a move needs" +
-        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)") +
-        backoff_note();
-    return decision;
-  }
-
-  // Alg. 5's path (times unbalanced in the evidence too) moves to whatever
-  // the partitioner proposes; the target's path only when a block departs.
-  const bool times_unbalanced =
-      (decision.verdict.rebalance || refining) && !evidence_balanced(input, refining, decision);
-  if (!times_unbalanced && !target_due) return decision;
-  const bool by_target = !times_unbalanced;
-  if (by_target) decision.held.clear();
+  const std::optional<bool> by_target = partitioner_asked(input, situation, refining, decision);
+  if (!by_target) return decision;
   PartitionResult result = partitioner_->partition(input);
   if (!covers_exactly(result.blocks, situation.global_size) ||
       result.blocks.size() != situation.current.size()) {
@@ -442,32 +405,77 @@ BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situa
   }
   decision.fallback = result.fallback;
   if (result.blocks == situation.current ||
-      (by_target && departure(situation.current, result.blocks, situation.global_size) <=
-                        imbalance_threshold_)) {
+      (*by_target && departure(situation.current, result.blocks, situation.global_size) <=
+                         imbalance_threshold_)) {
     return decision;
   }
+  move_if_it_pays(situation, input, std::move(result.blocks), {*by_target, refining}, cost,
+                  decision);
+  return decision;
+}
 
-  decision.settled = refining;
-  decision.assessment = assess_rebalance(rebalance_case(situation, input, result.blocks), cost,
+std::optional<bool> LoadBalancer::partitioner_asked(const PartitionInput& input,
+                                                    const Situation& situation, bool refining,
+                                                    BalanceDecision& decision) const {
+  const int needed = decision.confirmations_needed;
+  // A partitioner with a target of its own (a communication term) is asked
+  // only once a full window was measured on the current blocks, also when
+  // Alg. 5 finds the times unbalanced: one that keeps the first rates it
+  // sees as its benchmark ratings would take a run's first, unrepresentative
+  // intervals (asked after lb_confirm intervals, such a partitioner rated a
+  // half-speed rank like the full-speed one in a CI run).
+  const bool own_target = partitioner_->targets_unequal_times(input);
+  const bool full_window = evidence_.size() >= static_cast<std::size_t>(std::max(needed, window_));
+  const bool target_due = own_target && full_window;
+  if (!decision.verdict.rebalance && !refining && !target_due) return std::nullopt;
+  if (own_target && !full_window) {  // not even an Alg. 5 imbalance asks it earlier
+    decision.held = "the partitioner's own target is asked after a full window (FLEXMPI_LB_WINDOW)";
+    return std::nullopt;
+  }
+  if (situation.remaining_iterations <= 0) {
+    if (!refining && !target_due) decision.held = "no iteration left to use a new partition";
+    return std::nullopt;
+  }
+  if (!refining && !target_due && decision.confirmations < needed) {
+    decision.held =
+        "unbalanced in " + std::to_string(decision.confirmations) + " of the " +
+        std::to_string(needed) + " consecutive intervals a move needs" +
+        (moved_ ? " after a move (FLEXMPI_LB_WINDOW / 2 + 1)" : " (FLEXMPI_LB_CONFIRM)") +
+        backoff_note();
+    return std::nullopt;
+  }
+  // Alg. 5's path (times unbalanced in the evidence too) moves to whatever
+  // the partitioner proposes; the target's path only when a block departs.
+  const bool times_unbalanced =
+      (decision.verdict.rebalance || refining) && !evidence_balanced(input, refining, decision);
+  if (!times_unbalanced && !target_due) return std::nullopt;
+  if (!times_unbalanced) decision.held.clear();
+  return !times_unbalanced;
+}
+
+void LoadBalancer::move_if_it_pays(const Situation& situation, const PartitionInput& input,
+                                   Decomposition proposed, MovePath path,
+                                   const RedistributionCost& cost, BalanceDecision& decision) {
+  decision.settled = path.refining;
+  decision.assessment = assess_rebalance(rebalance_case(situation, input, proposed), cost,
                                          margin_ * static_cast<double>(1 << backoff_));
   // The model prices computation and data movement only; the gain a
   // communication term aims at is outside it, so it does not veto that target.
-  if (!decision.assessment->pays && !by_target) {
+  if (!decision.assessment->pays && !path.by_target) {
     decision.held = "the move does not pay (FLEXMPI_LB_MARGIN)" + backoff_note();
-    return decision;
+    return;
   }
-  if (backoff_ > 0 && !by_target && !pays_across_load_states(situation, result.blocks)) {
+  if (backoff_ > 0 && !path.by_target && !pays_across_load_states(situation, proposed)) {
     decision.held = "the move would not pay over the load before the last change and now together" +
                     backoff_note();
-    return decision;
+    return;
   }
   evidence_before_change_ = evidence_;
-  decision.after = std::move(result.blocks);
+  decision.after = std::move(proposed);
   decision.changed = true;
   moved_ = true;
-  refined_ = refining;
-  if (!by_target) watch_move(*decision.assessment, situation);
-  return decision;
+  refined_ = path.refining;
+  if (!path.by_target) watch_move(*decision.assessment, situation);
 }
 
 void LoadBalancer::watch_move(const RebalanceAssessment& predicted, const Situation& situation) {

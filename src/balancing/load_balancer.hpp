@@ -38,7 +38,7 @@
 //   between cores made every move right for one state and wrong for the
 //   next). Alg. 5's burst/long-term distinction (k) stays underneath;
 // - a partitioner's own target: where the partitioner does not aim at equal
-//   times (drum with a communication weight, DRUM thesis 3.1.2.3), a window
+//   times (a communication term in a node's power, DRUM thesis 3.1.2.3), a
 //   full window of intervals on the current blocks asks it for its blocks, and
 //   they move (if it pays) when a block would change by more than the
 //   imbalance threshold of the mean block. Times alone would never move data
@@ -158,8 +158,24 @@ class LoadBalancer {
  private:
   /// The partitioner's input from the evidence window (median per process).
   [[nodiscard]] PartitionInput confirmed_input(const Situation& situation) const;
-  /// The drum partitioner's extra input: the nodes of `latest` and FLEXMPI_DRUM_*.
-  [[nodiscard]] DrumInput drum_input(const IntervalReport& latest) const;
+  /// Whether the partitioner is asked for blocks this interval: nullopt
+  /// (decision.held says why, where it should), else whether for its own
+  /// target (true) or because the times are unbalanced (false).
+  [[nodiscard]] std::optional<bool> partitioner_asked(const PartitionInput& input,
+                                                      const Situation& situation, bool refining,
+                                                      BalanceDecision& decision) const;
+  /// Why the partitioner was asked: for its own target, for a refinement.
+  struct MovePath {
+    bool by_target = false;
+    bool refining = false;
+  };
+  /// Moves to `proposed` when the prediction says it pays (always for the
+  /// partitioner's own target), else says why not in decision.held.
+  void move_if_it_pays(const Situation& situation, const PartitionInput& input,
+                       Decomposition proposed, MovePath path, const RedistributionCost& cost,
+                       BalanceDecision& decision);
+  /// The nodes' measures of `latest`, for a partitioner that reads them.
+  [[nodiscard]] static NodeMeasures node_measures(const IntervalReport& latest);
   /// Alg. 5's verdict on the interval and the confirmations it has, the
   /// interval remembered as evidence; the blocks stay as they are.
   BalanceDecision judge(const IntervalReport& report, const Situation& situation);
@@ -204,8 +220,6 @@ class LoadBalancer {
 
   double imbalance_threshold_;
   double dedicated_threshold_;
-  std::optional<double> communication_weight_;  // FLEXMPI_DRUM_COMM_WEIGHT (nullopt: caf)
-  std::string machine_topology_;                // FLEXMPI_DRUM_TOPOLOGY (empty: flat)
   int confirm_;
   int window_;
   double margin_;
@@ -223,6 +237,7 @@ class LoadBalancer {
   int backoff_ = 0;                                    // failed moves not made good since
   int steady_intervals_ = 0;                           // consecutive intervals of steady speeds
   std::unique_ptr<Partitioner> partitioner_;
+  bool reads_node_measures_;  // its descriptor's: PartitionInput::nodes filled
 };
 
 }  // namespace flexmpi

@@ -1,7 +1,9 @@
 // Partitioners: given what monitoring measured, compute the new row blocks.
 // A partitioner is one class behind this interface plus one descriptor in
-// the registry (partitioner_registry.cpp); FLEXMPI_PARTITIONER picks it.
-// To add one, copy balancing/rcp/ (the commented model), register it there.
+// its folder, which declares it (name, help, settings, what it reads) in a
+// PartitionerDescriptor; FLEXMPI_PARTITIONER picks it. To add one, copy
+// balancing/rcp/ (the commented model): its CMakeLists.txt registers it
+// (flexmpi_strategy), balancing/CMakeLists.txt adds the folder.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,13 @@
 #include <vector>
 
 #include "base/row_block.hpp"
+#include "base/setting.hpp"
 
 namespace flexmpi {
 
-/// DRUM's extra input (DRUM thesis 3.1.2): per process, what monitoring
-/// measured of its node, and FLEXMPI_DRUM_*'s settings.
-struct DrumInput {
+/// What monitoring measured of each process's node, for a partitioner
+/// whose descriptor reads_node_measures (ProcessInterval's node fields).
+struct NodeMeasures {
   /// Per process: its node (a hash of the node's name: equal on one node),
   /// the node's cores, and how many of the node's CPUs stood idle in the
   /// interval (ProcessInterval::node_idle_cpus); empty if unknown.
@@ -29,13 +32,6 @@ struct DrumInput {
   /// CAF_n over the interval (ProcessInterval); empty if unknown.
   std::vector<double> node_communication_power;
   std::vector<double> node_caf;
-  /// The communication weight w_comm (FLEXMPI_DRUM_COMM_WEIGHT): a fixed
-  /// weight in [0, 1], or, when `communication_weight_from_caf`, each node's
-  /// 1 − 1/(1 + CAF_n). 0: processing power only.
-  double communication_weight = 0.0;
-  bool communication_weight_from_caf = false;
-  /// The machine model (FLEXMPI_DRUM_TOPOLOGY): an XML file; empty: flat.
-  std::string machine_topology;
 };
 
 /// What every partitioner reads, for one balancing decision.
@@ -59,9 +55,9 @@ struct PartitionInput {
   std::vector<double> cpu_time;
   /// Workload of every global row for the nnz/weight models; empty: every row costs 1.
   std::vector<double> row_work;
-  /// What only the drum partitioner reads: filled by the balancer for a
-  /// partitioner that asks for it (Partitioner::reads_drum_input), else none.
-  std::optional<DrumInput> drum;
+  /// The nodes' measures: filled by the balancer for a partitioner whose
+  /// descriptor reads_node_measures, else none.
+  std::optional<NodeMeasures> nodes;
 };
 
 struct PartitionResult {
@@ -77,14 +73,12 @@ class Partitioner {
   /// New blocks: contiguous, in rank order, covering [0, global_size).
   virtual PartitionResult partition(const PartitionInput& input) = 0;
   /// True when the blocks this partitioner wants for `input` are not those
-  /// that equalize the computation times (DRUM's communication term gives a
+  /// that equalize the computation times (a communication term that gives a
   /// node behind a slow link less than its speed's share). The balancer then
   /// moves when the blocks depart from that target, not when times differ.
   [[nodiscard]] virtual bool targets_unequal_times(const PartitionInput& /*input*/) const {
     return false;
   }
-  /// True for a partitioner that reads PartitionInput::drum.
-  [[nodiscard]] virtual bool reads_drum_input() const { return false; }
   /// Learns from measurements on the current blocks without proposing blocks:
   /// the balancer calls it before it leaves blocks that partition() never saw
   /// measured (a move it undoes), so that a partitioner with a memory (the
@@ -96,18 +90,25 @@ class Partitioner {
   virtual void reset() {}
 };
 
+/// What a partitioner's folder declares of it (FLEXMPI_PARTITIONER=name).
 struct PartitionerDescriptor {
   std::string_view name;
   std::string_view help;
-  std::function<std::unique_ptr<Partitioner>()> create;
+  /// The settings only it reads, values in Config::strategy_settings.
+  std::vector<SettingDescriptor> settings;
+  /// It reads PartitionInput::nodes: monitoring then measures the nodes.
+  bool reads_node_measures = false;
+  std::function<std::unique_ptr<Partitioner>(const Config&)> create;
 };
 
-/// Every partitioner of this build.
+/// Every partitioner of this build, in the order balancing/CMakeLists.txt adds them.
 const std::vector<PartitionerDescriptor>& partitioners();
 /// Names of partitioners(), comma-separated, for messages.
 std::string partitioner_names();
-/// Creates one by name; throws Error(bad_config) naming the known ones.
-std::unique_ptr<Partitioner> make_partitioner(std::string_view name);
+/// The descriptor named `name`; throws Error(bad_config) naming the known ones.
+const PartitionerDescriptor& find_partitioner(std::string_view name);
+/// Creates one by name from its settings in `config`; throws as find_partitioner.
+std::unique_ptr<Partitioner> make_partitioner(std::string_view name, const Config& config);
 
 // ---- arithmetic shared by partitioners ---------------------------------------
 

@@ -12,8 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "base/amp_constraint.hpp"
-#include "base/scheduled_action.hpp"
+#include "base/setting.hpp"
 #include "base/workload_model.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "model/computation_model.hpp"
@@ -50,24 +49,11 @@ struct Config {
   double lb_refine = 0.08;
   WorkloadModel lb_model = WorkloadModel::count;  ///< count | nnz | weight
   std::string partitioner = "rcp";                ///< name of a partitioner strategy
-  /// The drum partitioner's communication weight w_comm in [0, 1]; nullopt:
-  /// each node's from its traffic, 1 − 1/(1 + CAF_n) (DRUM thesis 3.1.2).
-  std::optional<double> drum_communication_weight = 0.0;
-  /// The drum partitioner's machine model: a DRUM XML file (thesis Fig. 3.5,
-  /// flexmpi-drum-config writes one) whose computing nodes are the job's
-  /// hosts; empty: the flat model over the processes' hosts.
-  std::string drum_topology;
-  std::string metric = "auto";  ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";    ///< none | lb | smp | hpmp | amp
-  int max_procs = 0;  ///< the most processes the job may reach (0: default, process_bound.hpp)
-  std::string schedule_file;              ///< SMP predefined schedule (empty: none)
-  std::vector<ScheduledAction> schedule;  ///< its actions, parsed and validated
-  std::optional<double> goal;             ///< AMP completion-time goal, seconds
-  std::optional<double> goal_speedup;     ///< AMP goal: static run's prediction x (1 - this)
-  double goal_tolerance = 0.01;           ///< AMP goal band half-width, fraction of the goal
-  AmpConstraint constraint = AmpConstraint::efficiency;  ///< efficiency | cost | energy
-  std::string hostfile;                                  ///< processor description (empty: none)
-  std::vector<NodeDescription> hosts;                    ///< its nodes, parsed and validated
+  std::string metric = "auto";                    ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = "lb";                      ///< name of a policy strategy
+  int max_procs = 0;     ///< the most processes the job may reach (0: default, process_bound.hpp)
+  std::string hostfile;  ///< processor description (empty: none)
+  std::vector<NodeDescription> hosts;                          ///< its nodes, parsed and validated
   SchedulingPolicy scheduler = SchedulingPolicy::balance_all;  ///< where spawned processes go
   std::string resources = "hostfile";  ///< hostfile | scenario:FILE (resource manager)
   /// ompi-server's URI file: Slurm helper jobs start new processes, which join (empty: spawn)
@@ -81,7 +67,8 @@ struct Config {
   std::vector<NodeClass> node_classes;              ///< its classes, parsed and validated
   bool emulate_cluster = false;  ///< the hostfile's nodes are emulated on this machine
   std::string trace;             ///< JSON-lines trace path (empty: off)
-  std::string emulate_speed;     ///< relative speed per rank, validated by the emulator
+  /// FLEXMPI_EMULATE_SPEED: each rank's relative speed, by rank (empty: off)
+  std::vector<SpeedFunction> emulate_speed;
   /// burn | sleep: how an emulated rank waits out its extra time
   EmulationMode emulate_mode = EmulationMode::burn;
   /// full-speed seconds per work unit of an emulated rank (0: measured as it runs)
@@ -95,6 +82,9 @@ struct Config {
   /// the warning when it happens.
   bool output_errors_fail = true;
   CheckpointSettings checkpoint;  ///< FLEXMPI_CHECKPOINT*, FLEXMPI_RESTART
+  /// The settings a strategy declares in its own folder (a partitioner's,
+  /// a policy's), by variable; the strategy reads them.
+  StrategySettings strategy_settings;
 };
 
 }  // namespace flexmpi

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "balancing/partitioner.hpp"
 #include "checkpoint/checkpointer.hpp"
 #include "core/settings.hpp"
 #include "core/ull_calibrator.hpp"
@@ -53,8 +54,7 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
   state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
   const int rank = context_->rank();
   // The emulated speed may be a function of this process's work units.
-  std::vector<SpeedFunction> speeds;
-  if (!config_.emulate_speed.empty()) speeds = parse_speed_list(config_.emulate_speed);
+  std::vector<SpeedFunction> speeds = config_.emulate_speed;
   if (config_.emulate_cluster) {
     // The emulated cluster: each process at its node class's speed.
     const std::vector<double> by_class =
@@ -74,10 +74,10 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
     if (rank == 0) context_->log().debug(message);
   };
   metric_ = make_metric(config_.metric, metric_context);
-  // Only the drum partitioner uses the nodes' network measures.
-  monitor_ = std::make_unique<Monitor>(*metric_, comm_profile_,
-                                       emulator_->active() ? emulator_.get() : nullptr,
-                                       config_.sampling_interval, config_.partitioner == "drum");
+  // The nodes' network measures only for a partitioner that reads them.
+  monitor_ = std::make_unique<Monitor>(
+      *metric_, comm_profile_, emulator_->active() ? emulator_.get() : nullptr,
+      config_.sampling_interval, find_partitioner(config_.partitioner).reads_node_measures);
   call_monitor_ = monitor_.get();
   controller_ = std::make_unique<AdaptationController>(config_, *context_, *state_, *monitor_,
                                                        std::string(metric_->name()));

@@ -1,21 +1,16 @@
 #include "core/settings.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <memory>
-#include <stdexcept>
 
 #include "balancing/partitioner.hpp"
 #include "checkpoint/checkpoint_schedule.hpp"
 #include "emulation/speed_emulator.hpp"
 #include "flexmpi/error.hpp"
-#include "machine/machine_xml.hpp"
 #include "model/computation_model.hpp"
 #include "model/machine_profile.hpp"
 #include "policies/policy.hpp"
-#include "policies/schedule.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/resource_manager.hpp"
 #include "util/text_file.hpp"
@@ -25,83 +20,61 @@ extern char** environ;
 namespace flexmpi {
 namespace {
 
-// A value the setting cannot take; load_config adds the variable and value.
-struct Rejected {
-  std::string why;
-};
-
-// Runs the owning component's parser; its Error becomes this setting's rejection.
-template <typename Parse>
-auto owned_by_component(Parse parse) {
-  try {
-    return parse();
-  } catch (const Error& e) {
-    throw Rejected{e.what()};
-  }
-}
-
-long long parse_integer(std::string_view text, long long minimum) {
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < minimum ||
-      value > 1'000'000'000) {
-    throw Rejected{};
-  }
-  return value;
-}
-
-double parse_real(std::string_view text) {
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
-      !std::isfinite(value)) {
-    throw Rejected{};
-  }
-  return value;
-}
-
-// A fraction strictly between 0 and 1, as both thresholds are.
-double parse_fraction(std::string_view text) {
-  const double value = parse_real(text);
-  if (value <= 0.0 || value >= 1.0) throw Rejected{};
-  return value;
-}
-
-std::string parse_choice(std::string_view text, std::initializer_list<std::string_view> choices) {
-  if (std::find(choices.begin(), choices.end(), text) == choices.end()) throw Rejected{};
-  return std::string(text);
-}
-
 // "work", "auto" or "papi:EVENT[,EVENT]" with non-empty event names.
 std::string parse_metric(std::string_view text) {
   if (text == "work" || text == "auto") return std::string(text);
   constexpr std::string_view prefix = "papi:";
-  if (!text.starts_with(prefix)) throw Rejected{};
+  if (!text.starts_with(prefix)) throw SettingRejected{};
   const std::string_view events = text.substr(prefix.size());
   if (events.empty() || events.front() == ',' || events.back() == ',' ||
       events.find(",,") != std::string_view::npos) {
-    throw Rejected{"an event name is empty"};
+    throw SettingRejected{"an event name is empty"};
   }
   return std::string(text);
 }
 
-// The accepted-values text of FLEXMPI_PARTITIONER, from the registry.
+// "what: NAME = help; NAME = help", a registry's strategies for a setting's help.
+template <typename Descriptors>
+std::string strategy_help(std::string_view what, const Descriptors& descriptors) {
+  std::string text(what);
+  for (const auto& d : descriptors) {
+    text += (&d == &*std::begin(descriptors) ? ": " : "; ") + std::string(d.name) + " = " +
+            std::string(d.help);
+  }
+  return text;
+}
+
+// The accepted-values and help texts of FLEXMPI_PARTITIONER, from the registry.
 std::string_view partitioner_choices() {
   static const std::string text = "one of " + partitioner_names();
   return text;
 }
+std::string_view partitioner_help() {
+  static const std::string text =
+      strategy_help("partitioning strategy of the load balancer", partitioners());
+  return text;
+}
 
-// The accepted-values text of FLEXMPI_POLICY, from the registry.
+// The accepted-values and help texts of FLEXMPI_POLICY, from the registry.
 std::string_view policy_choices() {
   static const std::string text = "one of " + policy_names();
   return text;
 }
+std::string_view policy_help() {
+  static const std::string text = strategy_help("adaptation policy (src/policies)", policies());
+  return text;
+}
 
-std::string parse_policy(std::string_view name) {
-  for (const PolicyDescriptor& policy : policies()) {
-    if (policy.name == name) return std::string(name);
-  }
-  throw Rejected{};
+// The accepted-values and help texts of FLEXMPI_RESOURCES, from the registry.
+std::string_view resource_manager_choices() {
+  static const std::string text = "one of " + resource_manager_forms();
+  return text;
+}
+std::string_view resource_manager_help() {
+  static const std::string text =
+      strategy_help("resource manager the malleability policies ask for PEs (src/resources)",
+                    resource_managers());
+  return text;
 }
 
 // Monitoring and load balancing (thesis 4.2, Alg. 5).
@@ -109,7 +82,7 @@ std::vector<SettingDescriptor> balancing_settings() {
   return {
       {"FLEXMPI_SAMPLING_INTERVAL", "sampling-interval", "100",
        "a whole number from 1 to 1000000000", "iterations per sampling interval",
-       [](Config& c, std::string_view v) { c.sampling_interval = parse_integer(v, 1); }},
+       [](Config& c, std::string_view v) { c.sampling_interval = parse_whole_number(v, 1); }},
       {"FLEXMPI_IMBALANCE_THRESHOLD", "imbalance-threshold", "0.15",
        "a number strictly between 0 and 1",
        "(max-min)/max of computation time that triggers balancing",
@@ -120,29 +93,29 @@ std::vector<SettingDescriptor> balancing_settings() {
        [](Config& c, std::string_view v) { c.dedicated_threshold = parse_fraction(v); }},
       {"FLEXMPI_K", "k", "3", "a whole number from 1 to 1000000000",
        "consecutive shared sampling intervals that make a load long-term",
-       [](Config& c, std::string_view v) { c.k = parse_integer(v, 1); }},
+       [](Config& c, std::string_view v) { c.k = parse_whole_number(v, 1); }},
       {"FLEXMPI_LB_CONFIRM", "lb-confirm", "2", "a whole number from 1 to 1000000000",
        "consecutive unbalanced sampling intervals before the balancer moves data (1 = thesis "
        "Alg. 5: the first one)",
-       [](Config& c, std::string_view v) { c.lb_confirm = parse_integer(v, 1); }},
+       [](Config& c, std::string_view v) { c.lb_confirm = parse_whole_number(v, 1); }},
       {"FLEXMPI_LB_WINDOW", "lb-window", "5", "a whole number from 1 to 1000000000",
        "the balancer uses each process's median time over the last this many sampling "
        "intervals on the current blocks (1 = thesis Alg. 5: the last interval)",
-       [](Config& c, std::string_view v) { c.lb_window = parse_integer(v, 1); }},
+       [](Config& c, std::string_view v) { c.lb_window = parse_whole_number(v, 1); }},
       {"FLEXMPI_LB_MARGIN", "lb-margin", "2", "a number from 0 to 1000000",
        "data moves only if the predicted gain over the remaining iterations exceeds this many "
        "times the predicted cost of moving it (0 = whenever unbalanced)",
        [](Config& c, std::string_view v) {
-         const double margin = parse_real(v);
-         if (margin < 0.0 || margin > 1e6) throw Rejected{};
+         const double margin = parse_number(v);
+         if (margin < 0.0 || margin > 1e6) throw SettingRejected{};
          c.lb_margin = margin;
        }},
       {"FLEXMPI_LB_REFINE", "lb-refine", "0.08", "a number from 0, under 1 (0 = off)",
        "the balancer also moves data when the median times of a full FLEXMPI_LB_WINDOW on the "
        "same blocks are this unbalanced, under FLEXMPI_IMBALANCE_THRESHOLD (0 = thesis Alg. 5)",
        [](Config& c, std::string_view v) {
-         const double refine = parse_real(v);
-         if (!(refine >= 0.0 && refine < 1.0)) throw Rejected{};
+         const double refine = parse_number(v);
+         if (!(refine >= 0.0 && refine < 1.0)) throw SettingRejected{};
          c.lb_refine = refine;
        }},
       {"FLEXMPI_LB_MODEL", "lb-model", "count", "one of count, nnz, weight",
@@ -150,15 +123,9 @@ std::vector<SettingDescriptor> balancing_settings() {
        [](Config& c, std::string_view v) {
          c.lb_model = parse_workload_model(parse_choice(v, {"count", "nnz", "weight"}));
        }},
-      {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(),
-       "partitioning strategy of the load balancer",
+      {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(), partitioner_help(),
        [](Config& c, std::string_view v) {
-         const auto& known = partitioners();
-         if (std::none_of(known.begin(), known.end(),
-                          [&](const PartitionerDescriptor& p) { return p.name == v; })) {
-           throw Rejected{};
-         }
-         c.partitioner = std::string(v);
+         c.partitioner = std::string(parsed_by_component([&] { return find_partitioner(v); }).name);
        }},
       {"FLEXMPI_METRIC", "metric", "auto", "auto, work, or papi:EVENT[,EVENT]",
        "speed metric: hardware counters (PAPI) or work units; auto = papi:PAPI_FP_OPS where "
@@ -167,85 +134,21 @@ std::vector<SettingDescriptor> balancing_settings() {
   };
 }
 
-// The drum partitioner's DRUM model (DRUM thesis 3.1.2).
-std::vector<SettingDescriptor> drum_settings() {
-  return {
-      {"FLEXMPI_DRUM_COMM_WEIGHT", "drum-comm-weight", "0", "a number from 0 to 1, or caf",
-       "partitioner drum: weight of the nodes' communication power against their processing "
-       "power (caf: 1 - 1/(1 + CAF) of each node, from its traffic; DRUM thesis 3.1.2)",
-       [](Config& c, std::string_view v) {
-         if (v == "caf") {
-           c.drum_communication_weight.reset();
-           return;
-         }
-         const double weight = parse_real(v);
-         if (!(weight >= 0.0 && weight <= 1.0)) throw Rejected{};
-         c.drum_communication_weight = weight;
-       }},
-      {"FLEXMPI_DRUM_TOPOLOGY", "drum-topology", "(flat model)", "path of a DRUM XML machine model",
-       "partitioner drum: the tree of network nodes over the hosts (flexmpi-drum-config writes "
-       "one); node powers split the load between subtrees first (DRUM thesis 3.1.2); empty: "
-       "the flat model",
-       [](Config& c, std::string_view v) {
-         const std::string path(v);
-         if (!path.empty()) owned_by_component([&] { return machine::read_machine_xml(path); });
-         c.drum_topology = path;
-       }},
-  };
-}
-
-// Malleability policies and their goals (thesis 5.4).
+// Malleability policies (thesis 5.4); their own settings are in their folders.
 std::vector<SettingDescriptor> malleability_settings() {
   return {
-      {"FLEXMPI_POLICY", "policy", "lb", policy_choices(),
-       "adaptation policy (src/policies): none (monitor only), lb (load balancing), smp, hpmp "
-       "or amp (malleability: spawn and remove processes; amp needs FLEXMPI_GOAL or "
-       "FLEXMPI_GOAL_SPEEDUP)",
-       [](Config& c, std::string_view v) { c.policy = parse_policy(v); }},
+      {"FLEXMPI_POLICY", "policy", "lb", policy_choices(), policy_help(),
+       [](Config& c, std::string_view v) {
+         c.policy = std::string(parsed_by_component([&] { return find_policy(v); }).name);
+       }},
       {"FLEXMPI_MAX_PROCS", "max-procs", "(mpiexec's slots)", "a whole number from 1 to 1000000000",
        "the most processes the job may reach: XMPI_Spawn beyond it is refused (XMPI_ERR_ARG), a "
        "policy's growth and a schedule's spawn are cut to it, with a warning; default: with "
        "FLEXMPI_HOSTFILE or Slurm their PEs, else the slots mpiexec gave the job "
        "(MPI_UNIVERSE_SIZE: -n, --host HOST:SLOTS), else this node's cores, never fewer than "
        "the processes mpiexec started",
-       [](Config& c, std::string_view v) { c.max_procs = static_cast<int>(parse_integer(v, 1)); }},
-      {"FLEXMPI_SCHEDULE", "schedule", "(none)",
-       "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",
-       "predefined process schedule of the smp policy (thesis 5.4.1); with one, smp adds "
-       "processes only when the schedule says (idle PEs bound it, reclaims still count); an "
-       "action runs at the first sampling-interval end at or after its iteration (40 with "
-       "FLEXMPI_SAMPLING_INTERVAL=10: at the end of iteration 49), from XMPI_Eval_reconfig "
-       "only (XMPI_Eval_lbalance leaves it due)",
        [](Config& c, std::string_view v) {
-         try {
-           c.schedule = read_schedule(std::string(v));
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
-         c.schedule_file = std::string(v);
-       }},
-      {"FLEXMPI_GOAL", "goal", "(none)", "a number of seconds > 0",
-       "AMP completion-time goal of the whole run (thesis 5.4.3); or FLEXMPI_GOAL_SPEEDUP",
-       [](Config& c, std::string_view v) {
-         const double goal = parse_real(v);
-         if (goal <= 0.0) throw Rejected{};
-         c.goal = goal;
-       }},
-      {"FLEXMPI_GOAL_SPEEDUP", "goal-speedup", "(none)", "a number strictly between 0 and 1",
-       "AMP goal as a fraction faster than the static run predicted at its first balanced "
-       "interval, or traced in FLEXMPI_PROFILE (0.35 = 35 % less time); or FLEXMPI_GOAL",
-       [](Config& c, std::string_view v) { c.goal_speedup = parse_fraction(v); }},
-      {"FLEXMPI_GOAL_TOLERANCE", "goal-tolerance", "0.01", "a number from 0 to below 1",
-       "AMP keeps the processes while the predicted run is within goal x (1 +- this)",
-       [](Config& c, std::string_view v) {
-         const double tolerance = parse_real(v);
-         if (tolerance < 0.0 || tolerance >= 1.0) throw Rejected{};
-         c.goal_tolerance = tolerance;
-       }},
-      {"FLEXMPI_CONSTRAINT", "constraint", "efficiency", "one of efficiency, cost, energy",
-       "what AMP minimises while meeting the goal: computing power, cost per hour or watts",
-       [](Config& c, std::string_view v) {
-         c.constraint = parse_amp_constraint(parse_choice(v, {"efficiency", "cost", "energy"}));
+         c.max_procs = static_cast<int>(parse_whole_number(v, 1));
        }},
   };
 }
@@ -257,7 +160,7 @@ std::vector<SettingDescriptor> resource_settings() {
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
        "a readable file of hostname:procType:numPE[:cost] lines", "processor description",
        [](Config& c, std::string_view v) {
-         c.hosts = owned_by_component([&] { return read_hostfile(std::string(v)); });
+         c.hosts = parsed_by_component([&] { return read_hostfile(std::string(v)); });
          c.hostfile = std::string(v);
        }},
       {"FLEXMPI_SCHEDULER", "scheduler", "balance_all", "one of balance_all, balance_occupied",
@@ -266,12 +169,10 @@ std::vector<SettingDescriptor> resource_settings() {
          c.scheduler =
              parse_scheduling_policy(parse_choice(v, {"balance_all", "balance_occupied"}));
        }},
-      {"FLEXMPI_RESOURCES", "resources", "hostfile",
-       "hostfile; scenario:FILE of '<iteration> available|reclaim "
-       "<hostname>:<procType>:<numPE>[:<cost>] ...' lines; or slurm (inside salloc/sbatch)",
-       "resource manager the malleability policies ask for PEs (src/resources)",
+      {"FLEXMPI_RESOURCES", "resources", "hostfile", resource_manager_choices(),
+       resource_manager_help(),
        [](Config& c, std::string_view v) {
-         owned_by_component([&] { validate_resources_setting(v); });
+         parsed_by_component([&] { validate_resources_setting(v); });
          c.resources = std::string(v);
        }},
       {"FLEXMPI_SLURM_JOIN", "slurm-join", "(spawn)",
@@ -280,24 +181,22 @@ std::vector<SettingDescriptor> resource_settings() {
        "and join the job (MPI_Comm_connect) instead of MPI_Comm_spawn; mpiexec must have been "
        "given --ompi-server file:FILE",
        [](Config& c, std::string_view v) {
-         try {  // a directory, or a file that cannot be read, named
-           (void)read_text_file(std::string(v), "ompi-server URI", Errc::bad_config);
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
+         // a directory, or a file that cannot be read, named
+         parsed_by_component(
+             [&] { return read_text_file(std::string(v), "ompi-server URI", Errc::bad_config); });
          c.slurm_join = std::string(v);
        }},
       {"FLEXMPI_SLURM_MPIEXEC", "slurm-mpiexec", "mpiexec", "a command (Open MPI's mpiexec)",
        "the mpiexec a helper job starts joining processes with (FLEXMPI_SLURM_JOIN)",
        [](Config& c, std::string_view v) {
-         if (v.empty()) throw Rejected{};
+         if (v.empty()) throw SettingRejected{};
          c.slurm_mpiexec = std::string(v);
        }},
       {"FLEXMPI_NODE_CLASSES", "node-classes", "(none)",
        "a readable file of '<procType> <speed> [<cost per PE-hour> [<watts per PE>]]' lines",
        "what a PE of each node class is worth (thesis Table 6.4): policies, emulated cluster",
        [](Config& c, std::string_view v) {
-         c.node_classes = owned_by_component([&] { return read_node_classes(std::string(v)); });
+         c.node_classes = parsed_by_component([&] { return read_node_classes(std::string(v)); });
          c.node_classes_file = std::string(v);
        }},
       {"FLEXMPI_EMULATE_CLUSTER", "emulate-cluster", "0", "0 or 1",
@@ -311,7 +210,7 @@ std::vector<SettingDescriptor> resource_settings() {
        "costs of communication, spawning and redistribution for the prediction model",
        [](Config& c, std::string_view v) {
          c.machine_profile =
-             owned_by_component([&] { return load_machine_profile(std::string(v)); });
+             parsed_by_component([&] { return load_machine_profile(std::string(v)); });
          c.machine_profile_file = std::string(v);
        }},
       {"FLEXMPI_PROFILE", "profile", "(off)", "a flexmpi trace of an earlier run (JSON lines)",
@@ -319,7 +218,7 @@ std::vector<SettingDescriptor> resource_settings() {
        "interval's work from it (thesis 5.3.1) instead of extrapolating",
        [](Config& c, std::string_view v) {
          c.work_profile = std::make_shared<const WorkProfile>(
-             owned_by_component([&] { return WorkProfile::load(std::string(v)); }));
+             parsed_by_component([&] { return WorkProfile::load(std::string(v)); }));
          c.work_profile_file = std::string(v);
        }},
   };
@@ -330,7 +229,7 @@ std::vector<SettingDescriptor> output_settings() {
   return {
       {"FLEXMPI_TRACE", "trace", "(off)", "a file path", "JSON-lines trace written by rank 0",
        [](Config& c, std::string_view v) {
-         if (v.empty()) throw Rejected{};
+         if (v.empty()) throw SettingRejected{};
          c.trace = std::string(v);
        }},
       {"FLEXMPI_EMULATE_SPEED", "emulate-speed", "(off)",
@@ -340,12 +239,7 @@ std::vector<SettingDescriptor> output_settings() {
        "make ranks behave like slower dedicated cores; entries past the initial processes "
        "apply to spawned ranks by rank number, ranks past the list run at full speed",
        [](Config& c, std::string_view v) {
-         try {
-           parse_speed_list(v);
-         } catch (const Error& e) {
-           throw Rejected{e.what()};
-         }
-         c.emulate_speed = std::string(v);
+         c.emulate_speed = parsed_by_component([&] { return parse_speed_list(v); });
        }},
       {"FLEXMPI_EMULATE_MODE", "emulate-mode", "burn", "one of burn, sleep",
        "how an emulated rank waits out its extra time: burn spins on the CPU (one real core "
@@ -353,7 +247,7 @@ std::vector<SettingDescriptor> output_settings() {
        "(~20 emulated ranks on 2 cores; the real work must stay well below the emulated time)",
        [](Config& c, std::string_view v) {
          const std::optional<EmulationMode> mode = parse_emulation_mode(v);
-         if (!mode) throw Rejected{};
+         if (!mode) throw SettingRejected{};
          c.emulate_mode = *mode;
        }},
       {"FLEXMPI_EMULATE_UNIT_SECONDS", "emulate-unit-seconds", "(measured)",
@@ -362,14 +256,14 @@ std::vector<SettingDescriptor> output_settings() {
        "core, instead of measured as it runs: every run's emulated PEs then keep exactly their "
        "speed (for work whose time per unit is constant)",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_real(v);
-         if (!(seconds > 0.0)) throw Rejected{};
+         const double seconds = parse_number(v);
+         if (!(seconds > 0.0)) throw SettingRejected{};
          c.emulate_unit_seconds = seconds;
        }},
       {"FLEXMPI_REPORT", "report", "(off)", "a file path, or - for standard error",
        "communication/computation profile written at MPI_Finalize",
        [](Config& c, std::string_view v) {
-         if (v.empty()) throw Rejected{};
+         if (v.empty()) throw SettingRejected{};
          c.report = std::string(v);
        }},
       {"FLEXMPI_LOG_LEVEL", "log-level", "info", "one of trace, debug, info, warn, error, off",
@@ -391,8 +285,8 @@ std::vector<SettingDescriptor> failure_settings() {
        "ranks ends the job (exit status 4), "
        "naming the ranks that arrived, their call and iteration, and those that did not",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_real(v);
-         if (!(seconds >= 0.0 && seconds <= 1e6)) throw Rejected{};
+         const double seconds = parse_number(v);
+         if (!(seconds >= 0.0 && seconds <= 1e6)) throw SettingRejected{};
          c.collective_timeout = seconds;
        }},
       {"FLEXMPI_OUTPUT_ERRORS", "output-errors", "fail", "one of fail, warn",
@@ -411,20 +305,20 @@ std::vector<SettingDescriptor> checkpoint_settings() {
        "checkpoint file (parallel HDF5) of the registered data, written as FILE.partial and "
        "renamed when complete; the one it replaces is kept as FILE.prev",
        [](Config& c, std::string_view v) {
-         if (v.empty()) throw Rejected{};
+         if (v.empty()) throw SettingRejected{};
          c.checkpoint.file = std::string(v);
        }},
       {"FLEXMPI_CHECKPOINT_EVERY", "checkpoint-every", "(off)",
        "a whole number of iterations (200) or of seconds followed by s (60s)",
        "write a checkpoint every so many iterations or seconds (at an iteration end)",
        [](Config& c, std::string_view v) {
-         owned_by_component([&] { parse_checkpoint_period(v, c.checkpoint); });
+         parsed_by_component([&] { parse_checkpoint_period(v, c.checkpoint); });
        }},
       {"FLEXMPI_CHECKPOINT_SIGNALS", "checkpoint-signals", "USR1", "USR1 or USR1,TERM",
        "signals that make every process checkpoint at the next iteration end (Slurm: "
        "--signal=B:USR1@60 with the batch script forwarding it, or --signal=USR1@60)",
        [](Config& c, std::string_view v) {
-         owned_by_component([&] { parse_checkpoint_signals(v, c.checkpoint); });
+         parsed_by_component([&] { parse_checkpoint_signals(v, c.checkpoint); });
        }},
       {"FLEXMPI_CHECKPOINT_ON_SIGNAL", "checkpoint-on-signal", "stop", "one of stop, continue",
        "after a signal's checkpoint: stop (every process ends with exit status 75, "
@@ -437,8 +331,8 @@ std::vector<SettingDescriptor> checkpoint_settings() {
        "the longest time from a signal to the start of its checkpoint: processes poll for "
        "signals (one small allreduce) about every half of it",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_real(v);
-         if (!(seconds >= 0.01 && seconds <= 3600.0)) throw Rejected{};
+         const double seconds = parse_number(v);
+         if (!(seconds >= 0.01 && seconds <= 3600.0)) throw SettingRejected{};
          c.checkpoint.latency_seconds = seconds;
        }},
       {"FLEXMPI_RESTART", "restart", "(off)", "a checkpoint file",
@@ -446,7 +340,7 @@ std::vector<SettingDescriptor> checkpoint_settings() {
        "registered data and returns the iteration to resume from; FILE.prev is used when FILE "
        "is damaged",
        [](Config& c, std::string_view v) {
-         if (v.empty()) throw Rejected{};
+         if (v.empty()) throw SettingRejected{};
          c.checkpoint.restart_file = std::string(v);
        }},
   };
@@ -454,11 +348,17 @@ std::vector<SettingDescriptor> checkpoint_settings() {
 
 // In documentation order: docs/reference/settings.md and flexrun --help follow it.
 std::vector<SettingDescriptor> make_settings() {
-  std::vector<SettingDescriptor> table = balancing_settings();
-  for (auto group : {drum_settings(), malleability_settings(), resource_settings(),
-                     output_settings(), failure_settings(), checkpoint_settings()}) {
-    table.insert(table.end(), std::make_move_iterator(group.begin()),
-                 std::make_move_iterator(group.end()));
+  std::vector<SettingDescriptor> table;
+  const auto add = [&](const std::vector<SettingDescriptor>& group) {
+    table.insert(table.end(), group.begin(), group.end());
+  };
+  add(balancing_settings());
+  for (const PartitionerDescriptor& partitioner : partitioners()) add(partitioner.settings);
+  add(malleability_settings());
+  for (const PolicyDescriptor& policy : policies()) add(policy.settings);
+  for (const auto& group :
+       {resource_settings(), output_settings(), failure_settings(), checkpoint_settings()}) {
+    add(group);
   }
   return table;
 }
@@ -472,12 +372,15 @@ std::vector<FileSetting> input_files(const Config& config) {
   };
   add("FLEXMPI_HOSTFILE", config.hostfile);
   add("FLEXMPI_NODE_CLASSES", config.node_classes_file);
-  add("FLEXMPI_SCHEDULE", config.schedule_file);
-  add("FLEXMPI_RESOURCES", scenario_file(config.resources));
+  add("FLEXMPI_RESOURCES", resources_input_file(config.resources));
   add("FLEXMPI_MACHINE_PROFILE", config.machine_profile_file);
   add("FLEXMPI_PROFILE", config.work_profile_file);
-  add("FLEXMPI_DRUM_TOPOLOGY", config.drum_topology);
   add("FLEXMPI_SLURM_JOIN", config.slurm_join);
+  for (const SettingDescriptor& setting : settings()) {
+    if (setting.parse && setting.names_input_file) {
+      add(setting.variable, config.strategy_settings.text(setting.variable));
+    }
+  }
   if (const std::string& restart = config.checkpoint.restart_file; !restart.empty()) {
     add("FLEXMPI_RESTART", restart);
     add("FLEXMPI_RESTART", restart + ".prev");  // read where the file is damaged
@@ -507,8 +410,12 @@ const std::vector<SettingDescriptor>& settings() {
 
 void apply_setting(Config& config, const SettingDescriptor& setting, std::string_view value) {
   try {
-    setting.apply(config, value);
-  } catch (const Rejected& rejected) {
+    if (setting.apply) {
+      setting.apply(config, value);
+    } else {
+      config.strategy_settings.set(setting.variable, value, setting.parse(value));
+    }
+  } catch (const SettingRejected& rejected) {
     std::string message = std::string(setting.variable) + "='" + std::string(value) +
                           "' is invalid: expected " + std::string(setting.accepted);
     if (!rejected.why.empty()) message += " (" + rejected.why + ")";
@@ -556,13 +463,7 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
                 "FLEXMPI_SLURM_JOIN needs FLEXMPI_RESOURCES=slurm: only Slurm helper jobs "
                 "start joining processes");
   }
-  if (config.policy == "amp" && config.goal.has_value() == config.goal_speedup.has_value()) {
-    throw Error(Errc::bad_config,
-                config.goal ? "FLEXMPI_POLICY=amp takes one goal: set FLEXMPI_GOAL or "
-                              "FLEXMPI_GOAL_SPEEDUP, not both"
-                            : "FLEXMPI_POLICY=amp needs a goal: set FLEXMPI_GOAL (seconds) or "
-                              "FLEXMPI_GOAL_SPEEDUP (a fraction faster than the static run)");
-  }
+  if (const auto check = find_policy(config.policy).check; check != nullptr) check(config);
   check_outputs(input_files(config), output_files(config), Errc::bad_config);
   return config;
 }

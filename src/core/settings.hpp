@@ -1,8 +1,10 @@
-// The settings loader: every FLEXMPI_* setting, declared
-// once (name, flexrun option, default, what is accepted, help) in a single
-// table that the parser, the `flexrun` launcher and the help text all read.
-// It fills the Config record (config/config.hpp) and checks names against the
-// strategies' registries, so it sits with the composition root.
+// The settings loader: every FLEXMPI_* setting, declared once (name,
+// flexrun option, default, what is accepted, help): the runtime's own here,
+// a strategy's in its folder's descriptor (base/setting.hpp). settings()
+// joins them into the one table that the parser, the `flexrun` launcher, its
+// help and docs/reference/settings.md read. It fills the Config record
+// (config/config.hpp) from the strategies' registries, so it sits with the
+// composition root.
 #pragma once
 
 #include <functional>
@@ -10,21 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/setting.hpp"
 #include "config/config.hpp"
 #include "util/output_file.hpp"
 
 namespace flexmpi {
-
-/// One setting: its environment variable, its flexrun option and how to read it.
-struct SettingDescriptor {
-  std::string_view variable;      ///< e.g. "FLEXMPI_SAMPLING_INTERVAL"
-  std::string_view option;        ///< flexrun long option, e.g. "sampling-interval"
-  std::string_view default_text;  ///< shown in help
-  std::string_view accepted;      ///< what a valid value looks like, for error messages
-  std::string_view help;          ///< one line
-  std::function<void(Config&, std::string_view)>
-      apply;  ///< parses into Config; throws on bad value
-};
 
 /// The table of all settings, in documentation order.
 const std::vector<SettingDescriptor>& settings();

@@ -1,8 +1,9 @@
 // Malleability policies (thesis 5.4): what the adaptation loop does at the
-// end of each sampling interval. A policy is one class behind this interface
-// plus one line in the registry (policy_registry.cpp); its name becomes a
-// value of FLEXMPI_POLICY (and of flexrun's --policy) by that line alone.
-// lb_policy.{hpp,cpp} is the commented model to copy.
+// end of each sampling interval. A policy is one folder: a class behind this
+// interface and a PolicyDescriptor declaring its name, help, settings and
+// capabilities; its CMakeLists.txt registers it (flexmpi_strategy), which
+// makes its name a value of FLEXMPI_POLICY (and of flexrun's --policy).
+// lb/ is the model to copy.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "base/row_block.hpp"
+#include "base/setting.hpp"
 #include "model/comm_model.hpp"
 #include "model/rebalance_model.hpp"
 #include "monitoring/interval.hpp"
@@ -91,17 +93,27 @@ class Policy {
   virtual void import_state(const nlohmann::json& /*state*/) {}
 };
 
-/// One registry entry: the FLEXMPI_POLICY value, its help line, its factory.
+/// What a policy's folder declares of it (FLEXMPI_POLICY=name).
 struct PolicyDescriptor {
   std::string_view name;
   std::string_view help;
-  std::unique_ptr<Policy> (*create)(const Config& config);
+  /// The settings only it reads, values in Config::strategy_settings.
+  std::vector<SettingDescriptor> settings;
+  /// It spawns and removes processes: it asks the resource manager for PEs
+  /// (flexrun then defaults FLEXMPI_RESOURCES to the batch system's).
+  bool changes_processes = false;
+  /// Checks the settings it needs together, once all are read;
+  /// Error(bad_config) saying what is missing. nullptr: nothing to check.
+  void (*check)(const Config& config) = nullptr;
+  std::unique_ptr<Policy> (*create)(const Config& config) = nullptr;
 };
 
 /// Every policy flexmpi knows.
 [[nodiscard]] std::span<const PolicyDescriptor> policies();
 /// "none, lb, ...", for messages and help.
 [[nodiscard]] std::string policy_names();
+/// The descriptor named `name`; Error(bad_config) naming the known ones otherwise.
+[[nodiscard]] const PolicyDescriptor& find_policy(std::string_view name);
 /// The policy named `name`; Error(bad_config) naming the known ones otherwise.
 [[nodiscard]] std::unique_ptr<Policy> make_policy(std::string_view name, const Config& config);
 

@@ -82,9 +82,10 @@ Scheduler& ProcessManager::scheduler() {
     initial_hosts_ = resources_->place_initial_processes(std::move(initial_hosts_));
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);
-    bound_ =
-        process_bound({config_.max_procs, !config_.hosts.empty() || config_.resources == "slurm",
-                       universe_size(), usable_cores(), static_cast<int>(initial_hosts_.size())});
+    bound_ = process_bound(
+        {config_.max_procs,
+         !config_.hosts.empty() || find_resource_manager(config_.resources).grants_bound_processes,
+         universe_size(), usable_cores(), static_cast<int>(initial_hosts_.size())});
   }
   return *scheduler_;
 }

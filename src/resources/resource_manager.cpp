@@ -8,18 +8,27 @@
 #include <unordered_map>
 
 #include "flexmpi/error.hpp"
-#include "resources/slurm_resources.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
 
-constexpr std::string_view kScenarioPrefix = "scenario:";
-constexpr std::string_view kSlurm = "slurm";
-// sinfo and squeue retry an unreachable slurmctld for about 10 s (MessageTimeout).
-constexpr std::chrono::seconds kSlurmCommandTimeout{15};
-
-const char* environment_variable(const char* name) { return std::getenv(name); }
+// A scenario's initial allocation: the hostfile's nodes, else the processes
+// mpiexec started, one PE each, node class "initial".
+std::vector<NodeDescription> initial_allocation(std::vector<NodeDescription> nodes,
+                                                const std::vector<std::string>& initial_hosts) {
+  if (!nodes.empty()) return nodes;
+  for (const std::string& host : initial_hosts) {
+    auto node = std::find_if(nodes.begin(), nodes.end(),
+                             [&](const NodeDescription& n) { return n.hostname == host; });
+    if (node == nodes.end()) {
+      nodes.push_back({host, "initial", 1, std::nullopt});
+    } else {
+      ++node->processing_elements;
+    }
+  }
+  return nodes;
+}
 
 // The grants as a timeline's events change them, with an index by host name:
 // each item is found in constant time, so that a scenario of 10^6 hosts plays
@@ -139,23 +148,6 @@ SystemStatus ScenarioResources::status(long long iteration) const {
   return {grants.release(), {}};
 }
 
-std::string scenario_file(std::string_view value) {
-  return value.starts_with(kScenarioPrefix) ? std::string(value.substr(kScenarioPrefix.size()))
-                                            : std::string();
-}
-
-void validate_resources_setting(std::string_view value) {
-  if (value == "hostfile") return;
-  if (value == kSlurm) {
-    (void)slurm_job_from_environment(environment_variable);
-    return;
-  }
-  if (!value.starts_with(kScenarioPrefix) || value.size() == kScenarioPrefix.size()) {
-    throw Error(Errc::bad_config, "expected hostfile, scenario:FILE or slurm");
-  }
-  (void)read_scenario(std::string(value.substr(kScenarioPrefix.size())));
-}
-
 void ResourceManager::launch(const std::string& host, int /*count*/,
                              const std::vector<std::string>& /*argv*/,
                              const std::string& /*directory*/, const std::string& /*port*/) {
@@ -164,32 +156,42 @@ void ResourceManager::launch(const std::string& host, int /*count*/,
                                      "): they are spawned");
 }
 
+ResourceManagerDescriptor hostfile_resources() {
+  return {"hostfile",
+          "every PE of FLEXMPI_HOSTFILE, granted from the start and never reclaimed (without "
+          "one: nothing is offered, MPI places what the application spawns)",
+          "",
+          false,
+          false,
+          nullptr,
+          [](ResourceManagerInput input) -> std::unique_ptr<ResourceManager> {
+            return std::make_unique<HostfileResources>(std::move(input.nodes));
+          }};
+}
+
+ResourceManagerDescriptor scenario_resources() {
+  return {"scenario",
+          "a timeline of '<iteration> available|reclaim <hostname>:<procType>:<numPE>[:<cost>] "
+          "...' lines: PEs appearing and being reclaimed, to run the thesis's experiments (6.4, "
+          "6.5) on one machine",
+          "FILE",
+          true,
+          false,
+          [](std::string_view file) { (void)read_scenario(std::string(file)); },
+          [](ResourceManagerInput input) -> std::unique_ptr<ResourceManager> {
+            return std::make_unique<ScenarioResources>(
+                initial_allocation(std::move(input.nodes), input.initial_hosts),
+                read_scenario(input.argument), "FLEXMPI_RESOURCES=scenario:" + input.argument);
+          }};
+}
+
 std::unique_ptr<ResourceManager> make_resource_manager(
     std::string_view setting, std::vector<NodeDescription> nodes,
     const std::vector<std::string>& initial_hosts, const JoinLaunch& join) {
-  if (setting == kSlurm) {
-    return std::make_unique<SlurmResources>(
-        slurm_job_from_environment(environment_variable),
-        std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout), join);
-  }
-  if (!setting.starts_with(kScenarioPrefix)) {
-    return std::make_unique<HostfileResources>(std::move(nodes));
-  }
-  if (nodes.empty()) {
-    // The processes mpiexec started are the initial allocation.
-    for (const std::string& host : initial_hosts) {
-      auto node = std::find_if(nodes.begin(), nodes.end(),
-                               [&](const NodeDescription& n) { return n.hostname == host; });
-      if (node == nodes.end()) {
-        nodes.push_back({host, "initial", 1, std::nullopt});
-      } else {
-        ++node->processing_elements;
-      }
-    }
-  }
-  const std::string path(setting.substr(kScenarioPrefix.size()));
-  return std::make_unique<ScenarioResources>(std::move(nodes), read_scenario(path),
-                                             "FLEXMPI_RESOURCES=" + std::string(setting));
+  const ResourceManagerDescriptor& backend = find_resource_manager(setting);
+  const std::size_t colon = setting.find(':');
+  std::string argument(colon == std::string_view::npos ? "" : setting.substr(colon + 1));
+  return backend.create({std::move(argument), std::move(nodes), initial_hosts, join});
 }
 
 int ResourceView::granted_pes() const {

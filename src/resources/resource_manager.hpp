@@ -1,7 +1,8 @@
 // The resource manager a malleability policy asks (thesis 5.4, Fig. 5.8:
 // getSystemStatus / submitAllocation): which processing elements the job
 // may use now, and what it uses after a reconfiguration. One interface,
-// backends chosen by FLEXMPI_RESOURCES:
+// backends chosen by FLEXMPI_RESOURCES, each declared by a
+// ResourceManagerDescriptor and registered in resources/CMakeLists.txt:
 //
 //   hostfile       every PE of FLEXMPI_HOSTFILE is granted from the start
 //                  and never reclaimed (without a hostfile: nothing is
@@ -132,13 +133,46 @@ class HostfileResources final : public ResourceManager {
   std::vector<NodeDescription> nodes_;
 };
 
-/// "hostfile", "scenario:FILE" (the file parsed) or "slurm" (inside a Slurm
-/// job: its environment read): Error(bad_config) otherwise.
+/// What a backend is made from.
+struct ResourceManagerInput {
+  std::string argument;                    ///< ARGUMENT of FLEXMPI_RESOURCES=NAME:ARGUMENT
+  std::vector<NodeDescription> nodes;      ///< FLEXMPI_HOSTFILE's (empty: none)
+  std::vector<std::string> initial_hosts;  ///< the host of each process mpiexec started
+  JoinLaunch join;                         ///< how processes it launches join the job
+};
+
+/// What a resource-manager backend declares of itself (FLEXMPI_RESOURCES=name
+/// or name:ARGUMENT).
+struct ResourceManagerDescriptor {
+  std::string_view name;
+  std::string_view help;
+  std::string_view argument;  ///< what follows "name:", e.g. "FILE"; empty: nothing
+  /// The argument names a file flexmpi reads (checked against the outputs).
+  bool argument_is_input_file = false;
+  /// Its grants bound the processes the job may reach without FLEXMPI_HOSTFILE.
+  bool grants_bound_processes = false;
+  /// Checks the argument (and the environment it needs) at configuration;
+  /// Error(bad_config) saying why.
+  void (*validate)(std::string_view argument) = nullptr;
+  std::unique_ptr<ResourceManager> (*create)(ResourceManagerInput input) = nullptr;
+};
+
+/// Every backend, in the order resources/CMakeLists.txt registers them.
+const std::vector<ResourceManagerDescriptor>& resource_managers();
+/// "hostfile, scenario:FILE, ...": the values FLEXMPI_RESOURCES accepts.
+std::string resource_manager_forms();
+/// The backend a FLEXMPI_RESOURCES value names (its name, before any ':');
+/// Error(bad_config) naming the known ones otherwise.
+const ResourceManagerDescriptor& find_resource_manager(std::string_view value);
+
+/// A FLEXMPI_RESOURCES value: a backend's name, with the argument it takes,
+/// which it checks: Error(bad_config) otherwise.
 void validate_resources_setting(std::string_view value);
 
-/// The FILE of FLEXMPI_RESOURCES=scenario:FILE; empty for another value.
-[[nodiscard]] std::string scenario_file(std::string_view value);
-/// The backend FLEXMPI_RESOURCES (`setting`) names. hostfile: FLEXMPI_HOSTFILE
+/// The file FLEXMPI_RESOURCES's argument names when its backend reads one
+/// (scenario:FILE); empty otherwise.
+[[nodiscard]] std::string resources_input_file(std::string_view value);
+/// The backend FLEXMPI_RESOURCES (`setting`) names. nodes: FLEXMPI_HOSTFILE
 /// (empty: none); initial_hosts: the host of each process mpiexec started
 /// (rank order). Takes the two settings, not the Config, so that resources/
 /// stays below config/ (which validates with it).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -17,6 +18,11 @@
 
 namespace flexmpi {
 namespace {
+
+// sinfo and squeue retry an unreachable slurmctld for about 10 s (MessageTimeout).
+constexpr std::chrono::seconds kSlurmCommandTimeout{15};
+
+const char* environment_variable(const char* name) { return std::getenv(name); }
 
 constexpr char kFieldSeparator = '|';
 // How often a helper job checks that its job still exists.
@@ -403,6 +409,21 @@ void SlurmResources::release(const std::string& host) {
   commands_->run({"scancel", helper_jobs_.at(host)});
   helper_jobs_.erase(host);
   std::erase_if(held_.helpers, [&](const NodeDescription& n) { return n.hostname == host; });
+}
+
+ResourceManagerDescriptor slurm_resources() {
+  return {"slurm",
+          "the job's Slurm allocation (inside salloc/sbatch), the partition's idle nodes, and "
+          "reclaims for pending jobs of higher priority",
+          "",
+          false,
+          true,
+          [](std::string_view) { (void)slurm_job_from_environment(environment_variable); },
+          [](ResourceManagerInput input) -> std::unique_ptr<ResourceManager> {
+            return std::make_unique<SlurmResources>(
+                slurm_job_from_environment(environment_variable),
+                std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout), std::move(input.join));
+          }};
 }
 
 }  // namespace flexmpi

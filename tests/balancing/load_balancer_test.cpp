@@ -386,7 +386,8 @@ TEST(LoadBalancer, DrumsCommunicationTermMovesBalancedTimesAfterAWindow) {
   const auto run = [](double communication_weight) {
     Config config;  // confirm 2, window 5
     config.partitioner = "drum";
-    config.drum_communication_weight = communication_weight;
+    config.strategy_settings.set("FLEXMPI_DRUM_COMM_WEIGHT", std::to_string(communication_weight),
+                                 std::optional<double>(communication_weight));
     LoadBalancer balancer(config);
     IntervalReport report = test::dedicated_report({{500, 1.0}, {500, 1.0}});
     for (std::size_t p = 0; p < 2; ++p) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "balancing/rcp/rcp_partitioner.hpp"
+#include "config/config.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {
@@ -127,9 +128,9 @@ TEST(RcpPartitioner, RowWorkModelBalancesWorkNotRows) {
 }
 
 TEST(PartitionerRegistry, KnowsRcpAndRejectsUnknownNames) {
-  EXPECT_EQ(make_partitioner("rcp")->name(), "rcp");
+  EXPECT_EQ(make_partitioner("rcp", Config{})->name(), "rcp");
   try {
-    make_partitioner("magic");
+    make_partitioner("magic", Config{});
     FAIL() << "an unknown partitioner was created";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::bad_config);

@@ -14,6 +14,7 @@
 
 #include "balancing/fpm/speed_history.hpp"
 #include "balancing/partitioner.hpp"
+#include "config/config.hpp"
 
 namespace flexmpi {
 namespace {
@@ -39,7 +40,7 @@ struct Trajectory {
 // deterministic perturbation of the measured times.
 Trajectory simulate(const std::string& name, const std::vector<TimeOf>& truth, std::int64_t rows,
                     int decisions, double noise = 0.0) {
-  auto partitioner = make_partitioner(name);
+  auto partitioner = make_partitioner(name, Config{});
   Decomposition current = block_decomposition(rows, static_cast<int>(truth.size()));
   Trajectory run;
   for (int d = 0; d < decisions; ++d) {

@@ -15,7 +15,7 @@ namespace {
 
 TEST(PartitionerRegistry, KnowsTheNewPartitioners) {
   for (const char* name : {"rcp", "ull", "fpm-akima", "fpm-geometric", "drum"}) {
-    EXPECT_EQ(make_partitioner(name)->name(), name);
+    EXPECT_EQ(make_partitioner(name, Config{})->name(), name);
     const auto lookup = [&](const char* variable) -> const char* {
       return std::string(variable) == "FLEXMPI_PARTITIONER" ? name : nullptr;
     };

@@ -67,7 +67,8 @@ TEST(SpeedFunctionSyntax, ConfigurationNamesTheVariable) {
   const auto good = [](const char* name) -> const char* {
     return std::string(name) == "FLEXMPI_EMULATE_SPEED" ? "1.0,1.0@1000:0.2" : nullptr;
   };
-  EXPECT_EQ(load_config(good, {"FLEXMPI_EMULATE_SPEED"}).emulate_speed, "1.0,1.0@1000:0.2");
+  EXPECT_EQ(load_config(good, {"FLEXMPI_EMULATE_SPEED"}).emulate_speed,
+            (std::vector<SpeedFunction>{1.0, SpeedFunction({1.0, 0.2}, {1000})}));
 }
 
 TEST(SpeedFunctionArithmetic, RowsBeyondTheCliffRunAtTheSecondSpeed) {

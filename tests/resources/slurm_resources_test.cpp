@@ -100,7 +100,7 @@ TEST(SlurmEnvironment, SettingRefusedOutsideAJob) {
               ::testing::ThrowsMessage<Error>(HasSubstr("SLURM_JOB_ID is not set")));
   EXPECT_THAT(
       [] { validate_resources_setting("torque"); },
-      ::testing::ThrowsMessage<Error>(HasSubstr("expected hostfile, scenario:FILE or slurm")));
+      ::testing::ThrowsMessage<Error>(HasSubstr("expected hostfile, scenario:FILE, slurm")));
 }
 
 TEST(SlurmEnvironment, CpusPerNodeMalformed) {

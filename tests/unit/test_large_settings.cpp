@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 
+#include "base/scheduled_action.hpp"
 #include "core/settings.hpp"
 #include "machine/drum_parameters.hpp"
 #include "resources/resource_manager.hpp"
@@ -81,8 +82,12 @@ TEST_F(LargeSettings, NodeClasses) {
 
 TEST_F(LargeSettings, Schedule) {
   generate([](int i) { return std::to_string(i) + (i % 2 == 0 ? " spawn 1\n" : " remove 1\n"); });
-  timed("schedule",
-        [&] { EXPECT_EQ(load_setting("FLEXMPI_SCHEDULE", path_).schedule.size(), kLines); });
+  timed("schedule", [&] {
+    EXPECT_EQ(load_setting("FLEXMPI_SCHEDULE", path_)
+                  .strategy_settings.find<std::vector<ScheduledAction>>("FLEXMPI_SCHEDULE")
+                  ->size(),
+              kLines);
+  });
 }
 
 // Loaded at MPI_Init, its timeline played when the resource manager is first asked.
@@ -156,8 +161,11 @@ TEST_F(LargeSettings, DrumTopology) {
           R"("/>)"
           "\n",
       "</machinemodel>\n");
-  timed("DRUM XML topology",
-        [&] { EXPECT_EQ(load_setting("FLEXMPI_DRUM_TOPOLOGY", path_).drum_topology, path_); });
+  timed("DRUM XML topology", [&] {
+    EXPECT_EQ(load_setting("FLEXMPI_DRUM_TOPOLOGY", path_)
+                  .strategy_settings.text("FLEXMPI_DRUM_TOPOLOGY"),
+              path_);
+  });
 }
 
 // A chain of 10^6 - 1 network nodes down to one computing node: as deep as a
@@ -174,8 +182,11 @@ TEST_F(LargeSettings, DrumTopologyChain) {
                "\n";
       },
       "<machinemodel>\n", "</machinemodel>\n");
-  timed("DRUM XML topology, a chain",
-        [&] { EXPECT_EQ(load_setting("FLEXMPI_DRUM_TOPOLOGY", path_).drum_topology, path_); });
+  timed("DRUM XML topology, a chain", [&] {
+    EXPECT_EQ(load_setting("FLEXMPI_DRUM_TOPOLOGY", path_)
+                  .strategy_settings.text("FLEXMPI_DRUM_TOPOLOGY"),
+              path_);
+  });
 }
 
 TEST_F(LargeSettings, DrumParameters) {

@@ -22,7 +22,7 @@ using ::testing::HasSubstr;
 
 TEST(PolicyRegistry, EveryRegisteredNameMakesItsPolicy) {
   Config config;
-  config.goal = 60.0;  // amp needs a goal
+  config.strategy_settings.set("FLEXMPI_GOAL", "60", 60.0);  // amp needs a goal
   for (const PolicyDescriptor& descriptor : policies()) {
     const auto policy = make_policy(descriptor.name, config);
     ASSERT_NE(policy, nullptr);
@@ -109,9 +109,12 @@ TEST(Schedule, ConfigReadsTheFileOnceIntoTypedActions) {
         return std::string(name) == "FLEXMPI_SCHEDULE" ? path.c_str() : nullptr;
       },
       {"FLEXMPI_SCHEDULE"});
-  ASSERT_EQ(config.schedule.size(), 2u);
-  EXPECT_EQ(config.schedule[1], (ScheduledAction{40, false, 1, ""}));
-  EXPECT_EQ(config.schedule_file, path);
+  const auto* schedule =
+      config.strategy_settings.find<std::vector<ScheduledAction>>("FLEXMPI_SCHEDULE");
+  ASSERT_NE(schedule, nullptr);
+  ASSERT_EQ(schedule->size(), 2u);
+  EXPECT_EQ((*schedule)[1], (ScheduledAction{40, false, 1, ""}));
+  EXPECT_EQ(config.strategy_settings.text("FLEXMPI_SCHEDULE"), path);
 }
 
 TEST(Schedule, ConfigRefusesAMissingOrBadFileNamingTheVariable) {
@@ -562,14 +565,14 @@ TEST(AmpPolicy, ConstraintNamesAndTheGoalCrossCheck) {
     EXPECT_EQ(e.code(), Errc::bad_config);
     EXPECT_THAT(e.what(), HasSubstr("FLEXMPI_GOAL"));
   }
-  config.goal = 10.0;
-  config.goal_speedup = 0.3;
+  config.strategy_settings.set("FLEXMPI_GOAL", "10", 10.0);
+  config.strategy_settings.set("FLEXMPI_GOAL_SPEEDUP", "0.3", 0.3);
   EXPECT_THROW((void)make_policy("amp", config), Error);
 }
 
 TEST(AmpPolicy, ASpawnedProcessImportsTheElapsedTimeAndTheGoal) {
   Config config;
-  config.goal_speedup = 0.3;
+  config.strategy_settings.set("FLEXMPI_GOAL_SPEEDUP", "0.3", 0.3);
   AmpPolicy parent(config);
   EXPECT_FALSE(parent.goal_seconds().has_value());
   parent.import_state({{"elapsed_seconds", 12.5}, {"goal_seconds", 40.0}});

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "policies/policy.hpp"
+
 extern char** environ;
 
 namespace flexrun {
@@ -178,9 +180,15 @@ void set_variable(Environment& env, const std::string& name, const std::string& 
 
 namespace {
 
+// Whether the job's policy spawns and removes processes (its descriptor's
+// capability); an unknown name is left to the settings check.
 bool malleability_policy(const Environment& env) {
   const std::string* policy = find_variable(env, "FLEXMPI_POLICY");
-  return policy != nullptr && (*policy == "smp" || *policy == "hpmp" || *policy == "amp");
+  if (policy == nullptr) return false;
+  const auto all = flexmpi::policies();
+  return std::any_of(all.begin(), all.end(), [&](const flexmpi::PolicyDescriptor& d) {
+    return d.name == *policy && d.changes_processes;
+  });
 }
 
 // Inside salloc/sbatch (see plan_launch).

@@ -6,6 +6,7 @@
 
 #include "balancing/rcp/rcp_partitioner.hpp"
 #include "base/host_id.hpp"
+#include "config/config.hpp"
 #include "flexmpi/error.hpp"
 #include "machine/machine_model.hpp"
 #include "machine/machine_xml.hpp"
@@ -22,7 +23,31 @@ double utilization(const PartitionInput& input, std::size_t p) {
   return std::clamp(input.cpu_time[p] / input.wall_time[p], 0.0, 1.0);
 }
 
+// FLEXMPI_DRUM_COMM_WEIGHT: a weight in [0, 1], or caf (nullopt).
+std::optional<double> parse_communication_weight(std::string_view text) {
+  if (text == "caf") return std::nullopt;
+  const double weight = parse_number(text);
+  if (!(weight >= 0.0 && weight <= 1.0)) throw SettingRejected{};
+  return weight;
+}
+
+// FLEXMPI_DRUM_TOPOLOGY: a DRUM XML model, read here to check it.
+std::string parse_machine_topology(std::string_view text) {
+  const std::string path(text);
+  if (!path.empty()) parsed_by_component([&] { return machine::read_machine_xml(path); });
+  return path;
+}
+
+constexpr std::string_view kCommWeight = "FLEXMPI_DRUM_COMM_WEIGHT";
+constexpr std::string_view kTopology = "FLEXMPI_DRUM_TOPOLOGY";
+
 }  // namespace
+
+DrumInput::DrumInput(NodeMeasures measures, const DrumSettings& settings)
+    : NodeMeasures(std::move(measures)),
+      communication_weight(settings.communication_weight.value_or(0.0)),
+      communication_weight_from_caf(!settings.communication_weight.has_value()),
+      machine_topology(settings.machine_topology) {}
 
 std::vector<double> drum_processing_powers(const PartitionInput& input, const DrumInput& drum,
                                            const std::vector<double>& ratings) {
@@ -119,10 +144,9 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   if (unrated) ratings_ = input.speed;  // also when a rating could not be measured
   // The powers become the speeds of rcp's arithmetic (exact rounding, the
   // row weights of the nnz/weight models, the fallback on missing speeds).
-  // Without its extra input (a caller that did not ask reads_drum_input):
-  // every process on its own node, processing power only, the flat model.
-  static const DrumInput kWithout;
-  const DrumInput& drum = input.drum ? *input.drum : kWithout;
+  // Without the nodes' measures (a caller that did not fill them): every
+  // process on its own node.
+  const DrumInput drum(input.nodes.value_or(NodeMeasures{}), settings_);
   PartitionInput by_power = input;
   try {
     if (drum.machine_topology != topology_file_) {  // read once, checked by the configuration
@@ -135,6 +159,29 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
     return {input.current, std::string("drum: ") + error.what() + ": partition kept"};
   }
   return RcpPartitioner().partition(by_power);
+}
+
+PartitionerDescriptor drum_partitioner() {
+  return {"drum",
+          "DRUM node power: rate per CPU-second x (CPU got + idle CPU of the node), mixed with "
+          "the node's available bandwidth by FLEXMPI_DRUM_COMM_WEIGHT (Faik, DRUM thesis 3.1.2)",
+          {{kCommWeight, "drum-comm-weight", "0", "a number from 0 to 1, or caf",
+            "partitioner drum: weight of the nodes' communication power against their "
+            "processing power (caf: 1 - 1/(1 + CAF) of each node, from its traffic; DRUM thesis "
+            "3.1.2)",
+            [](std::string_view v) { return std::any(parse_communication_weight(v)); }},
+           {kTopology, "drum-topology", "(flat model)", "path of a DRUM XML machine model",
+            "partitioner drum: the tree of network nodes over the hosts (flexmpi-drum-config "
+            "writes one); node powers split the load between subtrees first (DRUM thesis "
+            "3.1.2); empty: the flat model",
+            [](std::string_view v) { return std::any(parse_machine_topology(v)); }, true}},
+          true,
+          [](const Config& config) {
+            const StrategySettings& set = config.strategy_settings;
+            return std::make_unique<DrumPartitioner>(
+                DrumSettings{set.value_or<std::optional<double>>(kCommWeight, 0.0),
+                             set.value_or<std::string>(kTopology, "")});
+          }};
 }
 
 }  // namespace flexmpi

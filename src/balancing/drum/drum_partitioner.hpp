@@ -24,13 +24,34 @@
 // each level normalized over siblings (docs/architecture.md, "DRUM").
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "balancing/partitioner.hpp"
 #include "machine/machine_model.hpp"
 
 namespace flexmpi {
+
+/// FLEXMPI_DRUM_*, declared by drum_partitioner().
+struct DrumSettings {
+  /// The communication weight w_comm (FLEXMPI_DRUM_COMM_WEIGHT) in [0, 1];
+  /// nullopt: each node's 1 − 1/(1 + CAF_n). 0: processing power only.
+  std::optional<double> communication_weight = 0.0;
+  /// The machine model (FLEXMPI_DRUM_TOPOLOGY): a DRUM XML file whose
+  /// computing nodes are the job's hosts; empty: the flat model.
+  std::string machine_topology;
+};
+
+/// What the DRUM model reads: the nodes' measures and FLEXMPI_DRUM_*.
+struct DrumInput : NodeMeasures {
+  double communication_weight = 0.0;
+  bool communication_weight_from_caf = false;
+  std::string machine_topology;
+  DrumInput() = default;
+  DrumInput(NodeMeasures measures, const DrumSettings& settings);
+};
 
 /// p_j of every process of `input` with capability `ratings` (0 where missing).
 std::vector<double> drum_processing_powers(const PartitionInput& input, const DrumInput& drum,
@@ -47,16 +68,16 @@ std::vector<double> drum_shares(const DrumInput& drum, const std::vector<double>
 
 class DrumPartitioner final : public Partitioner {
  public:
+  explicit DrumPartitioner(DrumSettings settings = {}) : settings_(std::move(settings)) {}
   std::string_view name() const override { return "drum"; }
   PartitionResult partition(const PartitionInput& input) override;
   bool targets_unequal_times(const PartitionInput& input) const override {
-    return input.drum &&
-           (input.drum->communication_weight_from_caf || input.drum->communication_weight > 0.0);
+    return input.nodes && settings_.communication_weight != 0.0;
   }
-  bool reads_drum_input() const override { return true; }
   void reset() override { ratings_.clear(); }
 
  private:
+  DrumSettings settings_;
   std::vector<double> ratings_;  // b_j, from the first partition() since the last reset()
   std::string topology_file_;    // the XML model read into topology_
   std::vector<machine::NodeSpec> topology_;

@@ -64,4 +64,13 @@ FpmPartitioner::Solution FpmAkimaPartitioner::solve(const SpeedHistory& history,
   return fallback;
 }
 
+PartitionerDescriptor fpm_akima_partitioner() {
+  return {"fpm-akima",
+          "speed functions of the partition size from the measurement history, Akima splines, "
+          "root of the balance equations by HYBRJ (Rychkov et al. sec. 3)",
+          {},
+          false,
+          [](const Config&) { return std::make_unique<FpmAkimaPartitioner>(); }};
+}
+
 }  // namespace flexmpi

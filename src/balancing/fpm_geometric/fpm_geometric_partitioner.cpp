@@ -27,4 +27,13 @@ FpmPartitioner::Solution FpmGeometricPartitioner::solve(const SpeedHistory& hist
   return {result.sizes, ""};
 }
 
+PartitionerDescriptor fpm_geometric_partitioner() {
+  return {"fpm-geometric",
+          "shape-restricted piecewise-linear speed functions, bisection between lines through the "
+          "origin (Rychkov et al. sec. 2)",
+          {},
+          false,
+          [](const Config&) { return std::make_unique<FpmGeometricPartitioner>(); }};
+}
+
 }  // namespace flexmpi

@@ -21,4 +21,12 @@ PartitionResult RcpPartitioner::partition(const PartitionInput& input) {
   return {cut_by_work(input.row_work, input.speed), ""};
 }
 
+PartitionerDescriptor rcp_partitioner() {
+  return {"rcp",
+          "share proportional to the relative computing power measured (FLEX-MPI, thesis 5.2)",
+          {},
+          false,
+          [](const Config&) { return std::make_unique<RcpPartitioner>(); }};
+}
+
 }  // namespace flexmpi

@@ -150,4 +150,12 @@ void ull_block_partition(std::span<int> counts, std::span<int> displs, int size_
   }
 }
 
+PartitionerDescriptor ull_partitioner() {
+  return {"ull",
+          "RP = rows / time of the last iteration (ULL calibrate library, Galindo et al. sec. 4)",
+          {},
+          false,
+          [](const Config&) { return std::make_unique<UllPartitioner>(); }};
+}
+
 }  // namespace flexmpi

@@ -12,6 +12,58 @@
 namespace flexmpi {
 namespace {
 
+constexpr std::string_view kGoal = "FLEXMPI_GOAL";
+constexpr std::string_view kGoalSpeedup = "FLEXMPI_GOAL_SPEEDUP";
+constexpr std::string_view kGoalTolerance = "FLEXMPI_GOAL_TOLERANCE";
+constexpr std::string_view kConstraint = "FLEXMPI_CONSTRAINT";
+constexpr double kDefaultTolerance = 0.01;
+
+std::optional<double> optional_setting(const Config& config, std::string_view variable) {
+  const double* value = config.strategy_settings.find<double>(variable);
+  return value != nullptr ? std::optional<double>(*value) : std::nullopt;
+}
+
+// FLEXMPI_POLICY=amp takes exactly one of its two goals.
+void check_amp_goal(const Config& config) {
+  const bool goal = optional_setting(config, kGoal).has_value();
+  if (goal == optional_setting(config, kGoalSpeedup).has_value()) {
+    throw Error(Errc::bad_config,
+                goal ? "FLEXMPI_POLICY=amp takes one goal: set FLEXMPI_GOAL or "
+                       "FLEXMPI_GOAL_SPEEDUP, not both"
+                     : "FLEXMPI_POLICY=amp needs a goal: set FLEXMPI_GOAL (seconds) or "
+                       "FLEXMPI_GOAL_SPEEDUP (a fraction faster than the static run)");
+  }
+}
+
+// The settings AMP reads (thesis 5.4.3).
+std::vector<SettingDescriptor> amp_settings() {
+  return {
+      {kGoal, "goal", "(none)", "a number of seconds > 0",
+       "AMP completion-time goal of the whole run (thesis 5.4.3); or FLEXMPI_GOAL_SPEEDUP",
+       [](std::string_view v) {
+         const double goal = parse_number(v);
+         if (goal <= 0.0) throw SettingRejected{};
+         return std::any(goal);
+       }},
+      {kGoalSpeedup, "goal-speedup", "(none)", "a number strictly between 0 and 1",
+       "AMP goal as a fraction faster than the static run predicted at its first balanced "
+       "interval, or traced in FLEXMPI_PROFILE (0.35 = 35 % less time); or FLEXMPI_GOAL",
+       [](std::string_view v) { return std::any(parse_fraction(v)); }},
+      {kGoalTolerance, "goal-tolerance", "0.01", "a number from 0 to below 1",
+       "AMP keeps the processes while the predicted run is within goal x (1 +- this)",
+       [](std::string_view v) {
+         const double tolerance = parse_number(v);
+         if (tolerance < 0.0 || tolerance >= 1.0) throw SettingRejected{};
+         return std::any(tolerance);
+       }},
+      {kConstraint, "constraint", "efficiency", "one of efficiency, cost, energy",
+       "what AMP minimises while meeting the goal: computing power, cost per hour or watts",
+       [](std::string_view v) {
+         return std::any(parse_amp_constraint(parse_choice(v, {"efficiency", "cost", "energy"})));
+       }},
+  };
+}
+
 // The remaining goal plan_amp gets once the goal has passed: it must be > 0,
 // and so small that only the fastest configuration is the best effort.
 constexpr double kPassedGoal = 1e-9;
@@ -87,14 +139,11 @@ AmpPolicy::AmpPolicy(const Config& config)
       node_classes_(config.node_classes),
       profile_(config.machine_profile),
       dedicated_threshold_(config.dedicated_threshold),
-      goal_(config.goal),
-      speedup_(config.goal_speedup),
-      tolerance_(config.goal_tolerance),
-      constraint_(config.constraint) {
-  if (goal_.has_value() == speedup_.has_value()) {
-    throw Error(Errc::bad_config,
-                "FLEXMPI_POLICY=amp needs exactly one of FLEXMPI_GOAL and FLEXMPI_GOAL_SPEEDUP");
-  }
+      goal_(optional_setting(config, kGoal)),
+      speedup_(optional_setting(config, kGoalSpeedup)),
+      tolerance_(config.strategy_settings.value_or(kGoalTolerance, kDefaultTolerance)),
+      constraint_(config.strategy_settings.value_or(kConstraint, AmpConstraint::efficiency)) {
+  check_amp_goal(config);
 }
 
 nlohmann::json AmpPolicy::export_state() const {
@@ -180,6 +229,19 @@ PolicyDecision AmpPolicy::balance_load(const IntervalInput& input) {
   PolicyDecision decision = balancing_.on_interval(input);
   learning_.after_balancing(balancing_.awaiting_confirmation());
   return decision;
+}
+
+PolicyDescriptor amp_policy() {
+  return {"amp",
+          "adaptive malleability (thesis 5.4.3, Alg. 8): spawns or removes processes so that the "
+          "run meets FLEXMPI_GOAL (or FLEXMPI_GOAL_SPEEDUP) at the least FLEXMPI_CONSTRAINT, "
+          "load balancing in between",
+          amp_settings(),
+          true,
+          check_amp_goal,
+          [](const Config& config) -> std::unique_ptr<Policy> {
+            return std::make_unique<AmpPolicy>(config);
+          }};
 }
 
 }  // namespace flexmpi

@@ -104,4 +104,16 @@ void HpmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("learning")) learning_.from_json(state["learning"]);
 }
 
+PolicyDescriptor hpmp_policy() {
+  return {"hpmp",
+          "high performance malleability (thesis 5.4.2, Alg. 7): spawns on the idle PEs granted "
+          "when the prediction says the rest of the run gets faster, load balancing in between",
+          {},
+          true,
+          nullptr,
+          [](const Config& config) -> std::unique_ptr<Policy> {
+            return std::make_unique<HpmpPolicy>(config);
+          }};
+}
+
 }  // namespace flexmpi

@@ -24,4 +24,15 @@ PolicyDecision LbPolicy::on_interval(const IntervalInput& input) {
   return answer;
 }
 
+PolicyDescriptor lb_policy() {
+  return {"lb",
+          "dynamic load balancing (thesis 5.2, Alg. 5)",
+          {},
+          false,
+          nullptr,
+          [](const Config& config) -> std::unique_ptr<Policy> {
+            return std::make_unique<LbPolicy>(config);
+          }};
+}
+
 }  // namespace flexmpi

@@ -4,11 +4,19 @@
 #include <utility>
 
 #include "config/config.hpp"
+#include "policies/schedule.hpp"
 
 namespace flexmpi {
 
+namespace {
+
+constexpr std::string_view kSchedule = "FLEXMPI_SCHEDULE";
+
+}  // namespace
+
 SmpPolicy::SmpPolicy(const Config& config)
-    : MalleabilityPolicy(config), schedule_(config.schedule) {}
+    : MalleabilityPolicy(config),
+      schedule_(config.strategy_settings.value_or<std::vector<ScheduledAction>>(kSchedule, {})) {}
 
 void SmpPolicy::import_state(const nlohmann::json& state) {
   if (state.contains("next_action")) next_ = state["next_action"].get<std::size_t>();
@@ -83,6 +91,28 @@ std::optional<PolicyDecision> SmpPolicy::grow(const IntervalInput& input) const 
   change.spawn = idle;
   decision.change = change;
   return decision;
+}
+
+PolicyDescriptor smp_policy() {
+  return {"smp",
+          "strict malleability (thesis 5.4.1): the predefined schedule of FLEXMPI_SCHEDULE, load "
+          "balancing in between",
+          {{kSchedule, "schedule", "(none)",
+            "a readable file of '<iteration> spawn|remove <count> [<procType>]' lines",
+            "predefined process schedule of the smp policy (thesis 5.4.1); with one, smp adds "
+            "processes only when the schedule says (idle PEs bound it, reclaims still count); an "
+            "action runs at the first sampling-interval end at or after its iteration (40 with "
+            "FLEXMPI_SAMPLING_INTERVAL=10: at the end of iteration 49), from XMPI_Eval_reconfig "
+            "only (XMPI_Eval_lbalance leaves it due)",
+            [](std::string_view v) {
+              return std::any(parsed_by_component([&] { return read_schedule(std::string(v)); }));
+            },
+            true}},
+          true,
+          nullptr,
+          [](const Config& config) -> std::unique_ptr<Policy> {
+            return std::make_unique<SmpPolicy>(config);
+          }};
 }
 
 }  // namespace flexmpi
