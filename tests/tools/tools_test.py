@@ -329,7 +329,7 @@ def flexrun_launcher_timeout(args):
                  env=clean_environment(), timeout=60)
     seconds = time.monotonic() - started
     wanted = (f"flexrun: the launcher '{launcher}' did not answer '--version' within 10 s "
-              f"(killed) (give the launcher with --mpiexec=PATH)\n")
+              f"and was killed (give the launcher with --mpiexec=PATH)\n")
     expect(result.returncode == 127 and result.stderr == wanted,
            f"exit 127 and {wanted.strip()!r} expected")
     expect(seconds < 30, f"flexrun took {seconds:.0f} s to give up on the launcher")

@@ -1,12 +1,15 @@
 #include "launch.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -40,6 +43,8 @@ MpiInfo classify_mpi(const std::string& version_output) {
   // MPICH's Hydra prints "HYDRA build details:" (Intel MPI also uses Hydra).
   if (contains("OpenRTE") || contains("Open MPI") || contains("open-mpi.org")) {
     info.flavour = MpiFlavour::open_mpi;
+  } else if (version_output.starts_with("slurm ")) {
+    info.launcher = "Slurm's srun";  // "slurm 22.05.8": srun starts MPI processes of any MPI
   } else if (contains("HYDRA") || contains("MPICH")) {
     info.flavour = MpiFlavour::mpich;
     // Hydra's first line is a header; its "Version:" line says more.
@@ -51,14 +56,71 @@ MpiInfo classify_mpi(const std::string& version_output) {
           "Hydra " + version_output.substr(start, end == std::string::npos ? end : end - start);
     }
   }
+  if (info.flavour != MpiFlavour::unknown) info.launcher = flavour_name(info.flavour);
   return info;
 }
 
 namespace {
 
-// Runs a command with standard input from /dev/null and returns what it
-// wrote to standard output and error. Throws std::runtime_error if it
-// cannot be started.
+// The time a command flexrun asks about the launch (`mpiexec --version`,
+// `ldd PROGRAM`) has to answer: they answer in well under a second, so a
+// command still running after this never will (a hung or a wrong launcher).
+constexpr std::chrono::seconds kCommandSeconds{10};
+
+// A command that had not ended within kCommandSeconds (it was killed).
+class CommandTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Kills what `pid` started (its own process group) and reaps it.
+void kill_group(pid_t pid) {
+  kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// What process `pid` (the command `command`) writes to `fd` until it ends;
+// throws CommandTimeout, the command killed, if it has not ended by `deadline`.
+std::string output_until_exit(int fd, pid_t pid, const std::string& command,
+                              std::chrono::steady_clock::time_point deadline) {
+  const auto timeout = [&] {
+    close(fd);
+    kill_group(pid);
+    throw CommandTimeout("'" + command + "' did not end within " +
+                         std::to_string(kCommandSeconds.count()) + " s");
+  };
+  std::string output;
+  char buffer[4096];
+  for (bool reading = true; reading;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd readable{fd, POLLIN, 0};
+    const int ready = left.count() > 0 ? poll(&readable, 1, static_cast<int>(left.count())) : 0;
+    if (ready == 0) timeout();
+    if (ready < 0 && errno == EINTR) continue;
+    const ssize_t got = ready < 0 ? -1 : read(fd, buffer, sizeof buffer);
+    if (got > 0) {
+      output.append(buffer, static_cast<std::size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      reading = false;
+    }
+  }
+  // Its output closed: the command itself may still run (a script whose
+  // child closed it), so it too is given until the deadline.
+  for (int status = 0; waitpid(pid, &status, WNOHANG) != pid;) {
+    if (std::chrono::steady_clock::now() >= deadline) timeout();
+    usleep(10000);
+  }
+  close(fd);
+  return output;
+}
+
+// Runs a command with standard input from /dev/null, in a process group of
+// its own, and returns what it wrote to standard output and error. Throws
+// std::runtime_error if it cannot be started, CommandTimeout if it has not
+// ended within kCommandSeconds (then it and what it started are killed).
 std::string command_output(std::vector<std::string> words) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -69,38 +131,38 @@ std::string command_output(std::vector<std::string> words) {
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // group 0: its own
   std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
+  std::string command;
+  for (std::string& word : words) {
+    argv.push_back(word.data());
+    command += (command.empty() ? "" : " ") + word;
+  }
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   close(pipe_fds[1]);
   if (spawned != 0) {
     close(pipe_fds[0]);
     throw std::runtime_error("cannot run '" + words.front() + "': " + std::strerror(spawned));
   }
-  std::string output;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = read(pipe_fds[0], buffer, sizeof buffer);
-    if (got > 0) {
-      output.append(buffer, static_cast<std::size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return output;
+  return output_until_exit(pipe_fds[0], pid, command,
+                           std::chrono::steady_clock::now() + kCommandSeconds);
 }
 
 }  // namespace
 
 MpiInfo detect_mpi(const std::string& mpiexec) {
-  return classify_mpi(command_output({mpiexec, "--version"}));
+  try {
+    return classify_mpi(command_output({mpiexec, "--version"}));
+  } catch (const CommandTimeout&) {
+    throw std::runtime_error("the launcher '" + mpiexec + "' did not answer '--version' within " +
+                             std::to_string(kCommandSeconds.count()) + " s and was killed");
+  }
 }
 
 LinkedMpi classify_linked_mpi(const std::string& ldd_output) {
