@@ -805,6 +805,37 @@ def calibrate_one_process(args):
         expect(not os.path.exists(output), "no profile may be written")
 
 
+@check("calibrate-spawn-room")
+def calibrate_spawn_room(args):
+    """`mpiexec -n 2 flexmpi-calibrate` on as many cores as processes: the spawn phase grows
+    the job by itself; a bound the user set too low is refused before anything is measured."""
+    env = {k: v for k, v in mpi_environment().items()
+           if not k.startswith(("OMPI_MCA_rmaps_base_oversubscribe", "OMPI_MCA_rmaps_base_mapping"))}
+    output = os.path.join(args.workdir, "profile.json")
+    if os.path.exists(output):
+        os.remove(output)
+    too_low = dict(env, FLEXMPI_MAX_PROCS="3")
+    result = run([args.mpiexec, "-n", "2", args.calibrate, "--quick", "-o", output], env=too_low)
+    if args.mpi == "openmpi":
+        wanted = ("flexmpi-calibrate: the spawn phase grows the job to 4 processes, over "
+                  "FLEXMPI_MAX_PROCS=3: run it with FLEXMPI_MAX_PROCS=4, or without the spawn "
+                  "phase (--only=network, --only=redistribution)")
+        expect(result.returncode == 2 and wanted in result.stderr,
+               f"FLEXMPI_MAX_PROCS=3: exit 2 and {wanted!r} expected")
+        expect("[network]" not in result.stderr, "nothing may be measured before the refusal")
+        expect(not os.path.exists(output), "no profile may be written")
+    started = time.monotonic()
+    result = run([args.mpiexec, "-n", "2", args.calibrate, "--quick", "-o", output], env=env,
+                 timeout=240)
+    expect(result.returncode == 0 and os.path.exists(output),
+           f"mpiexec -n 2 flexmpi-calibrate --quick must complete (exit {result.returncode})")
+    with open(output) as stream:
+        measured = json.load(stream)["measured"]
+    expect(measured == {"network": True, "spawn": args.mpi == "openmpi", "redistribution": True},
+           f"every phase this MPI can run must be measured: {measured}")
+    print(f"calibrated in {time.monotonic() - started:.1f} s")
+
+
 @check("readme-settings")
 def readme_settings(args):
     """docs/reference/settings.md's table is `flexrun --settings-table`, verbatim."""
