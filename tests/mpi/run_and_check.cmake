@@ -1,7 +1,7 @@
 # Runs a command and checks its exit status and output; a CTest test with
 # both conditions (PASS_REGULAR_EXPRESSION alone would ignore the exit code).
 #   -DCOMMAND=a;b;c          the command (a CMake list; pass it with | instead of ;)
-#   -DEXPECT_EXIT=zero|nonzero
+#   -DEXPECT_EXIT=zero|nonzero|N  (N: that exit status)
 #   -DEXPECT_STDERR=regex    must match standard error
 #   -DEXPECT_STDERR_COUNT=n  ... exactly n times (optional)
 #   -DEXPECT_STDERR_ALSO=regex  another that must match standard error (optional)
@@ -18,6 +18,8 @@ if(EXPECT_EXIT STREQUAL "zero" AND NOT status STREQUAL "0")
   message(FATAL_ERROR "expected exit status 0, got '${status}'")
 elseif(EXPECT_EXIT STREQUAL "nonzero" AND (status STREQUAL "0" OR NOT status MATCHES "^[0-9]+$"))
   message(FATAL_ERROR "expected a non-zero exit status, got '${status}'")
+elseif(EXPECT_EXIT MATCHES "^[0-9]+$" AND NOT status STREQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "expected exit status ${EXPECT_EXIT}, got '${status}'")
 endif()
 if(DEFINED EXPECT_STDERR)
   # A ; in a match would split the list of matches: count on the text without them
