@@ -7,6 +7,7 @@
 
 #include "flexmpi/error.hpp"
 #include "util/clock.hpp"
+#include "util/collective_watchdog.hpp"
 #include "util/signal_flag.hpp"
 
 namespace flexmpi {
@@ -89,6 +90,9 @@ CheckpointReason CheckpointSchedule::at_iteration_end(std::int64_t iteration,
                       (now - last_poll_time_) / static_cast<double>(std::max<std::int64_t>(
                                                     iteration - last_poll_iteration_, 1)),
                       now - last_checkpoint_time_};
+  // The poll is collective at iterations that need not end a sampling
+  // interval: a rank that skips this XMPI_Eval_* is named, not waited for.
+  await_every_rank(comm, {CollectiveCall::checkpoint_poll, iteration});
   check_mpi(PMPI_Allreduce(MPI_IN_PLACE, polled, 3, MPI_DOUBLE, MPI_MAX, comm),
             "MPI_Allreduce (checkpoint poll)");
   double period = settings_.latency_seconds / 2.0;

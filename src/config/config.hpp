@@ -75,9 +75,11 @@ struct Config {
   double emulate_unit_seconds = 0.0;
   std::string report;              ///< profile-only report path ("-" = stderr, empty: off)
   std::string log_level = "info";  ///< trace | debug | info | warn | error | off
-  /// Seconds a flexmpi collective call waits for every rank before the job
-  /// is ended with who arrived (0: forever, no watchdog).
-  double collective_timeout = 300.0;
+  /// Seconds a flexmpi collective call waits for every rank at least before
+  /// the job is ended with who arrived (0: forever, no watchdog); the limit
+  /// grows with the time between flexmpi's collective calls
+  /// (util/collective_watchdog.hpp, collective_time_limit).
+  double collective_timeout = 30.0;
   /// Lost output (trace, report) makes the run's exit status 3; false: only
   /// the warning when it happens.
   bool output_errors_fail = true;

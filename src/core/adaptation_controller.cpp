@@ -98,8 +98,7 @@ void AdaptationController::close_interval() {
   // Ranks that monitor different numbers of iterations reach this exchange
   // at different times, or never: named instead of blocking every rank.
   await_every_rank(context_.library_comm(),
-                   {CollectiveCall::interval_end, monitor_.iterations_monitored()},
-                   config_.collective_timeout);
+                   {CollectiveCall::interval_end, monitor_.iterations_monitored()});
   check_mpi(PMPI_Allgather(packed.data(), ProcessInterval::kFieldCount, MPI_DOUBLE, all.data(),
                            ProcessInterval::kFieldCount, MPI_DOUBLE, context_.library_comm()),
             "MPI_Allgather (interval exchange)");
@@ -169,27 +168,9 @@ void check_row_weights(std::span<const double> weight) {
   }
 }
 
-// From here on an evaluation is collective: a rank that does not come is
-// named (and the job ended) instead of every other rank waiting forever;
-// ranks that passed different `it` are told, on every rank, before anything
-// moves.
-void require_same_iteration(MPI_Comm comm, CollectiveCall call, int iteration, double timeout) {
-  const ArrivalSpread spread = await_every_rank(comm, {call, iteration}, timeout);
-  if (!spread.same()) {
-    throw Error(Errc::invalid_argument,
-                fmt::format("it differs between the ranks: rank {} passed {}, rank {} passed {}; "
-                            "every rank must pass the same it (the iteration just completed) to "
-                            "{}",
-                            spread.lowest_rank, spread.lowest, spread.highest_rank, spread.highest,
-                            call_name(call)));
-  }
-}
-
 }  // namespace
 
-RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
-                                        std::span<const double> weight, const SpawnRequest* how) {
-  context_.note_api_call();
+void AdaptationController::check_evaluation(std::span<const double> weight) {
   if (state_.blocks().empty()) {
     throw Error(Errc::bad_state,
                 "no decomposition to balance: call XMPI_Get_wsize (or register data) first");
@@ -212,30 +193,42 @@ RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
                 "XMPI_Eval_lbalance belongs after XMPI_Monitor_iter_end: the iteration opened "
                 "by XMPI_Monitor_iter_begin is still open");
   }
-  if (monitor_.iteration_open()) end_iteration({});
-  // Evaluate an interval once, right after it closed (by this call or by
-  // XMPI_Monitor_iter_end just before it).
-  if (interval_traced_) return state_.own_block();
-  check_row_weights(weight);  // before the collective: only the caller's call fails
-  require_same_iteration(
-      context_.library_comm(),
-      how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig, iteration,
-      config_.collective_timeout);
-  // A spawn or removal this interval splits the rows by these weights. Once
-  // an interval, not every call: a copy of EpiGraph's 200,000 weights per
-  // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,
-  // made its static run 1.7 times slower.
-  state_.remember_row_weights(weight);
+}
 
-  nlohmann::json extra = nlohmann::json::object();
+nlohmann::json AdaptationController::measured_redistribution() {
   // What the last redistribution really cost (the slowest process), for the
   // prediction model's price per byte.
+  nlohmann::json extra = nlohmann::json::object();
   const double measured = last_interval_->redistribution_seconds();
   if (measured > 0.0) {
     extra["measured_redistribution_seconds"] = measured;
     redistribution_cost_.observe(pending_redistribution_bytes_, measured);
     pending_redistribution_bytes_ = 0.0;
   }
+  return extra;
+}
+
+RowBlock AdaptationController::evaluate(int iteration, int max_iterations,
+                                        std::span<const double> weight, const SpawnRequest* how) {
+  context_.note_api_call();
+  check_evaluation(weight);
+  if (monitor_.iteration_open()) end_iteration({});
+  // Evaluate an interval once, right after it closed (by this call or by
+  // XMPI_Monitor_iter_end just before it).
+  if (interval_traced_) return state_.own_block();
+  check_row_weights(weight);  // before the collective: only the caller's call fails
+  // From here on an evaluation is collective: a rank that does not come is
+  // named (and the job ended) instead of every other rank waiting forever.
+  await_same_iteration(
+      context_.library_comm(),
+      {how == nullptr ? CollectiveCall::eval_lbalance : CollectiveCall::eval_reconfig, iteration},
+      "it", "the iteration just completed");
+  // A spawn or removal this interval splits the rows by these weights. Once
+  // an interval, not every call: a copy of EpiGraph's 200,000 weights per
+  // iteration, stretched 22-53 times by the sleep-mode emulation of slow PEs,
+  // made its static run 1.7 times slower.
+  state_.remember_row_weights(weight);
+  nlohmann::json extra = measured_redistribution();
   IntervalInput input{*last_interval_, iteration, max_iterations,
                       weight,          state_,    redistribution_cost_};
   input.reconfiguration_seconds = last_interval_->reconfiguration_seconds();

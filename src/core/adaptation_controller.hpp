@@ -79,6 +79,13 @@ class AdaptationController final : public ReconfigurationHooks {
  private:
   /// Exchanges the per-process records of the finished interval (collective).
   void close_interval();
+  /// XMPI_Eval_*'s checks of this process's call (a decomposition, the
+  /// weights, no open iteration), before anything collective; the first
+  /// weights become the rows' work.
+  void check_evaluation(std::span<const double> weight);
+  /// The trace fields of the last redistribution's measured cost, which the
+  /// prediction model's price per byte learns from.
+  nlohmann::json measured_redistribution();
   void trace_interval(const nlohmann::json& extra);
   /// Rank 0: predicts the next interval for the blocks the loop leaves, or
   /// for the processes and blocks a policy's `change` leads to.

@@ -13,6 +13,7 @@
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
 #include "process/process_manager.hpp"
+#include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
 
@@ -438,6 +439,10 @@ int resume() {
   Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
   if (runtime.processes().status() == ProcessStatus::newly_spawned) return get_data();
+  if (runtime.checkpoints().restart_pending()) {
+    await_every_rank(runtime.context().library_comm(),
+                     {CollectiveCall::resume, runtime.controller().iterations_monitored()});
+  }
   const std::int64_t iteration = runtime.checkpoints().resume();
   if (iteration > std::numeric_limits<int>::max()) {
     throw Error(Errc::io_failure, "the checkpoint's iteration " + std::to_string(iteration) +
@@ -449,6 +454,9 @@ int resume() {
 void write_checkpoint(int next_iteration) {
   Runtime& runtime = member_runtime();
   runtime.context().note_api_call();
+  await_same_iteration(runtime.context().library_comm(),
+                       {CollectiveCall::checkpoint, next_iteration}, "next_it",
+                       "the iteration a restart resumes at");
   runtime.checkpoints().write(next_iteration);
 }
 

@@ -50,6 +50,7 @@ Runtime::Runtime(Config config, int thread_level, MPI_Comm world,
     : InterpositionHooks(thread_level == MPI_THREAD_MULTIPLE),
       config_(std::move(config)),
       start_wall_(wall_seconds()) {
+  set_collective_timeout(config_.collective_timeout);
   context_ = std::make_unique<Context>(config_.log_level, world);
   state_ = std::make_unique<DecompositionState>(*context_, config_.lb_model);
   const int rank = context_->rank();
@@ -215,8 +216,7 @@ RedistributionStats Runtime::redistribute(const RowBlock& old_block, const RowBl
                 "(they call XMPI_Get_data) before XMPI_Redistribute_data");
   }
   await_every_rank(context_->library_comm(),
-                   {CollectiveCall::redistribute_data, monitor_->iterations_monitored()},
-                   config_.collective_timeout);
+                   {CollectiveCall::redistribute_data, monitor_->iterations_monitored()});
   return state_->redistribute_blocks(old_block, new_block);
 }
 
@@ -225,6 +225,9 @@ bool Runtime::write_profile() noexcept {
   // application writes the profile.
   if (processes_->status() == ProcessStatus::removed) return true;
   const std::string requested = requested_profile_destination(config_.report, context_->api_used());
+  // A rank still in another flexmpi call is named, not waited for in the exchange.
+  await_every_rank(context_->library_comm(),
+                   {CollectiveCall::finalize, monitor_->iterations_monitored()});
   int wanted = requested.empty() ? 0 : 1;  // the report is collective: agree first
   PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MAX, context_->library_comm());
   if (wanted == 0) return true;

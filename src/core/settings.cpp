@@ -278,12 +278,14 @@ std::vector<SettingDescriptor> output_settings() {
 // output that could not be written.
 std::vector<SettingDescriptor> failure_settings() {
   return {
-      {"FLEXMPI_COLLECTIVE_TIMEOUT", "collective-timeout", "300",
+      {"FLEXMPI_COLLECTIVE_TIMEOUT", "collective-timeout", "30",
        "a number of seconds from 0 to 1000000 (0 = off)",
        "a flexmpi collective call (XMPI_Eval_*, XMPI_Redistribute_data, spawn, removal, data "
-       "hand-over, the exchange at a sampling interval's end) that waits this long for the other "
-       "ranks ends the job (exit status 4), "
-       "naming the ranks that arrived, their call and iteration, and those that did not",
+       "hand-over, the exchange at a sampling interval's end, XMPI_Checkpoint, XMPI_Resume, "
+       "ULL_MPI_calibrate, DRUM's calls) that waits longer than this, and longer than 10 times "
+       "the longest time so far between two of them, for the other ranks ends the job (exit "
+       "status 4), naming the ranks that arrived, their call and iteration, and those that did "
+       "not",
        [](Config& c, std::string_view v) {
          const double seconds = parse_number(v);
          if (!(seconds >= 0.0 && seconds <= 1e6)) throw SettingRejected{};

@@ -9,6 +9,7 @@
 #include "balancing/ull/ull_partitioner.hpp"
 #include "core/runtime.hpp"
 #include "util/agreement.hpp"
+#include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
 
@@ -80,6 +81,10 @@ bool UllCalibrator::end(int iteration, std::span<int> counts, std::span<int> dis
                              ? 0.0
                              : measure_section(counts[static_cast<std::size_t>(runtime_.rank())] /
                                                static_cast<double>(size_object));
+  // The section measured, the collective part: a process that does not
+  // come, or comes at another iteration, is named instead of hanging the others.
+  await_same_iteration(runtime_.library_comm(), {CollectiveCall::ull_calibrate, iteration},
+                       "iteration", "the loop's iteration");
   agree_on_failure(problem, runtime_.library_comm());
   std::vector<double> times_us(static_cast<std::size_t>(runtime_.size()));
   const double mine = seconds * 1e6;

@@ -8,6 +8,7 @@
 
 #include "flexmpi/error.hpp"
 #include "machine/machine_xml.hpp"
+#include "util/collective_watchdog.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi::machine {
@@ -28,7 +29,12 @@ std::vector<std::string> gather_host_names(MPI_Comm comm) {
 }
 
 DrumRuntime::DrumRuntime(MPI_Comm comm, int debug_level) {
-  check_mpi(PMPI_Comm_dup(comm, &comm_), "MPI_Comm_dup (DRUM)");
+  // Non-blocking, so that a rank that never calls DRUM_createMachineModel is
+  // named instead of the others waiting forever; the watchdog sends no
+  // message on the application's communicator.
+  MPI_Request duplicated = MPI_REQUEST_NULL;
+  check_mpi(PMPI_Comm_idup(comm, &comm_, &duplicated), "MPI_Comm_idup (DRUM)");
+  await_collective_request(comm, duplicated, {CollectiveCall::drum_create, 0});
   int size = 0;
   PMPI_Comm_rank(comm_, &rank_);
   PMPI_Comm_size(comm_, &size);
@@ -142,6 +148,7 @@ RankMeasures DrumRuntime::local_measures() const {
 
 void DrumRuntime::compute_powers() {
   const MachineModel& tree = model();
+  await_every_rank(comm_, {CollectiveCall::drum_compute_powers, computes_++});
   // One Allgather of plain doubles carries every process's measures.
   constexpr int kMeasureCount = 4;
   static_assert(sizeof(RankMeasures) == kMeasureCount * sizeof(double));

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -68,6 +69,7 @@ class DrumRuntime {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
+  std::int64_t computes_ = 0;  // DRUM_computePowers calls so far, for the watchdog
   std::vector<std::string> host_of_rank_;
   std::vector<int> cpus_of_rank_;
   DrumParameters parameters_;

@@ -51,9 +51,21 @@ ProcessManager::ProcessManager(const Config& config, Context& context, Decomposi
   check_mpi(PMPI_Comm_dup(MPI_COMM_SELF, &self_), "MPI_Comm_dup (self)");
   check_mpi(PMPI_Comm_set_errhandler(self_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   awaiting_data_.assign(static_cast<std::size_t>(context.size()), false);
+  // The watchdog names a newcomer that keeps the others waiting for what it
+  // has not done, instead of "not arrived".
+  set_rank_note([this](MPI_Comm comm, int rank) -> std::string {
+    const auto r = static_cast<std::size_t>(rank);
+    if (comm != context_.library_comm() || r >= awaiting_data_.size() || !awaiting_data_[r])
+      return {};
+    return "was spawned after " + std::to_string(spawned_after_) +
+           " monitored iterations and has not called XMPI_Get_data (a spawned process calls "
+           "XMPI_Get_data before any other collective call: until then the running processes "
+           "wait for it in XMPI_Send_data, and a collective of its own waits for them)";
+  });
 }
 
 ProcessManager::~ProcessManager() {
+  set_rank_note({});
   if (prepared_ && prepared_->info != MPI_INFO_NULL) PMPI_Info_free(&prepared_->info);
   free_comm(self_);
 }
@@ -121,8 +133,7 @@ CollectiveCall ProcessManager::watched_call(Op op) {
 
 void ProcessManager::agree(Op op, const Blocker& blocker) {
   context_.note_api_call();
-  await_every_rank(context_.library_comm(), {watched_call(op), loop_.iterations_monitored()},
-                   config_.collective_timeout);
+  await_every_rank(context_.library_comm(), {watched_call(op), loop_.iterations_monitored()});
   int values[2] = {static_cast<int>(op), -static_cast<int>(op)};
   int reduced[2];
   // MIN of (op, -op) gives the smallest and the largest op called.

@@ -255,6 +255,7 @@ class ProcessManager {
   bool table_ready_ = false;
   std::string spawn_failure_;        // the failed MPI_Comm_spawn that ended spawning, if one did
   std::vector<bool> awaiting_data_;  // per rank: spawned, no data yet
+  long long spawned_after_ = 0;      // iterations monitored when they were spawned
 
   // Rank 0 only.
   std::vector<std::string> initial_hosts_;

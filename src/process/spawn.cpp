@@ -374,6 +374,7 @@ void ProcessManager::adopt(MPI_Comm library, MPI_Comm world, const json& join, b
   // structures it registers before XMPI_Get_data have their place.
   state_.assign(join["rows"].get<std::int64_t>(), from_json(join["decomposition"]), newcomer);
   awaiting_data_ = join["awaiting"].get<std::vector<bool>>();
+  spawned_after_ = loop_.iterations_monitored();
   if (newcomer) {
     status_ = ProcessStatus::newly_spawned;
     table_ready_ = true;  // rank 0 has had it since the first spawn

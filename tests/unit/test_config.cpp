@@ -446,7 +446,7 @@ TEST(Config, PathSettingsAcceptPathsAndRejectEmpty) {
 
 // The collective watchdog's timeout and what lost output does.
 TEST(Config, FailureSettingsAcceptTheirRanges) {
-  EXPECT_EQ(Config{}.collective_timeout, 300.0);
+  EXPECT_EQ(Config{}.collective_timeout, 30.0);
   EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "0").collective_timeout, 0.0);
   EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "2.5").collective_timeout, 2.5);
   EXPECT_EQ(load_one("FLEXMPI_COLLECTIVE_TIMEOUT", "1000000").collective_timeout, 1e6);
