@@ -4,8 +4,7 @@
 // logic: every process evaluates the same report and reaches the same
 // decision, so no further communication is needed to agree.
 //
-// Beyond Alg. 5 (docs/architecture.md, "Balancing on a noisy
-// machine"), two rules keep noise from moving data:
+// Beyond Alg. 5 (docs/design/balancing.md), two rules keep noise from moving data:
 // - confirmation: data moves only after `lb_confirm` consecutive unbalanced
 //   intervals, and only if the per-process *median* time per iteration over
 //   the last `lb_window` intervals on the current blocks is unbalanced too;

@@ -130,7 +130,7 @@ Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector
 /// value per row) when it is known and sums to more than 0, else by row
 /// count (at least one row each). What a spawn or removal hands the
 /// processes: split by count, EpiGraph's newcomers at the epidemic's peak got
-/// blocks with 25 times the others' work (docs/architecture.md).
+/// blocks with 25 times the others' work (docs/design/epigraph.md).
 std::vector<std::int64_t> split_rows(std::int64_t rows, const std::vector<double>& row_work,
                                      const std::vector<double>& shares);
 

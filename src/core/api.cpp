@@ -115,7 +115,7 @@ class BlockChangeWatch {
 };
 
 // This process's block of the application's decomposition is `rows` rows:
-// its work units (the metric without counters, SPEC section 2), except under
+// its work units (the metric without counters), except under
 // the weight model once weights were seen, whose work is its rows' weights
 // (as rows, a process of heavy rows looked up to 9 times slower).
 void note_own_rows(Runtime& runtime, std::int64_t rows) {

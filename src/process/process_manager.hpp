@@ -45,7 +45,7 @@
 // With FLEXMPI_SLURM_JOIN, step 2 differs: the Slurm helper job of the
 // chosen node starts the new processes (its own mpiexec), and every running
 // process accepts their connection on an MPI port rank 0 opened
-// (docs/architecture.md, "Slurm").
+// (docs/design/slurm.md).
 //
 // Batch spawning (Alg. 2): one MPI_Comm_spawn(_multiple) for all processes
 // of the call; cheaper, but they share an MPI_COMM_WORLD and can only be

@@ -183,7 +183,7 @@ MPI_Comm ProcessManager::accept_launched() {
   // ones: they belong to another mpiexec, and a bridge through rank 0 alone
   // (MPI_Intercomm_create, as after a spawn) waits forever for the others'
   // addresses. A program that cannot start flexmpi never connects
-  // (docs/architecture.md, "Slurm": what the join cannot recover from).
+  // (docs/design/slurm.md: what the join cannot recover from).
   MPI_Comm inter = MPI_COMM_NULL;
   const int code =
       PMPI_Comm_accept(join_port_.c_str(), MPI_INFO_NULL, 0, context_.library_comm(), &inter);

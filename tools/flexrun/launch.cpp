@@ -303,7 +303,8 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
   if (host.slurm) plan_slurm(*host.slurm, open_mpi, add_default, plan, nprocs);
   // MPICH places any number of processes on a node; Open MPI refuses more
   // than its slots (the cores) unless oversubscription is allowed, and with
-  // more ranks than cores waiting ranks must yield the CPU (SPEC section 7).
+  // more ranks than cores waiting ranks must yield the CPU (docs/reference/behaviour.md,
+  // MPI implementations).
   if (mpi.flavour != MpiFlavour::mpich) {
     if (nprocs && *nprocs > static_cast<int>(host.cores)) {
       const bool oversubscribe = add_default("OMPI_MCA_rmaps_base_oversubscribe", "1");

@@ -21,7 +21,7 @@
 // power is split among its processes in proportion to their p_j.
 // With FLEXMPI_DRUM_TOPOLOGY the tree is a DRUM XML model instead (network
 // nodes over the hosts): the powers split the load between subtrees first,
-// each level normalized over siblings (docs/architecture.md, "DRUM").
+// each level normalized over siblings (docs/design/drum.md).
 #pragma once
 
 #include <optional>

@@ -175,7 +175,7 @@ std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation) c
   // intervals to come). Not the first interval's (equal blocks): on Table
   // 6.4's classes balancing alone makes 8 processes 1 - 3.28/5.06 = 35 %
   // faster than equal blocks, so the thesis's 25-35 % goals were met without
-  // a spawn and AMP finished up to 19 % early (docs/architecture.md).
+  // a spawn and AMP finished up to 19 % early (docs/design/malleability.md).
   const std::optional<ClassOffers> offers = build_class_offers(situation);
   if (!offers) return std::nullopt;
   return (elapsed_ +
@@ -192,7 +192,7 @@ PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {
   // The interval right after a spawn or removal measured the change itself
   // (new processes starting, moved rows touched for the first time): AMP
   // deciding on it reversed most of its changes on the emulated cluster
-  // (spawn, remove, spawn; docs/architecture.md). It plans when RunLearning
+  // (spawn, remove, spawn; docs/design/malleability.md). It plans when RunLearning
   // is ready, and balances meanwhile.
   const bool after_change = input.reconfiguration_seconds > 0.0;
   learning_.observe(input.report, after_change);
