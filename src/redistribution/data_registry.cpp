@@ -136,7 +136,8 @@ void DataRegistry::register_rows(Kind kind, const char* call, void** data_addres
   const std::string name = call;
   if (data_address == nullptr) invalid(name + ": the address of the pointer is null");
   if (shape.rows < 0) invalid(name + ": negative size " + std::to_string(shape.rows));
-  if (shape.row_length < 1) {
+  // A dense matrix of no rows has rows of no elements (register_dense(0)).
+  if (shape.row_length < (shape.rows > 0 ? 1 : 0)) {
     invalid(name + ": row_length " + std::to_string(shape.row_length) + " (expected >= 1)");
   }
   if (shape.ghost_rows < 0) {
@@ -281,7 +282,9 @@ void DataRegistry::unregister(const void* address) {
   void** const partner = it->partner;
   forget(it);
   // The other buffer of a pair goes with it.
-  if (partner != nullptr) forget(find(partner));
+  if (const auto other = find(partner); partner != nullptr && other != structures_.end()) {
+    forget(other);
+  }
 }
 
 std::vector<Structure>::iterator DataRegistry::find(const void* address) {

@@ -669,12 +669,13 @@ TEST_F(Redistribution, DerivedDatatypeWithPadding) {
   MPI_Type_free(&raw);
 }
 
-TEST_F(Redistribution, OutOfMemoryIsAgreedAndChangesNothing) {
+TEST_F(Redistribution, BufferSmallerThanItsRowsIsRefusedEverywhereAndChangesNothing) {
   if (nprocs_ < 2) {
     GTEST_SKIP() << "needs a process that receives rows";
   }
-  // A dense 2^26 x 2^26 matrix (2^55 bytes): no process can allocate a block
-  // of it. The old "block" is a stand-in that must never be read.
+  // A dense 2^26 x 2^26 matrix whose old "block" is a 16-byte stand-in: the
+  // rows are checked against malloc_usable_size before anything moves, so
+  // it is never read, and every process refuses the call.
   const std::int64_t rows = std::int64_t{1} << 26;
   void* data = std::malloc(16);
   std::memset(data, 0x5a, 16);
@@ -687,10 +688,11 @@ TEST_F(Redistribution, OutOfMemoryIsAgreedAndChangesNothing) {
   void* const before = data;
   try {
     registry.redistribute(from, to, comm_);
-    ADD_FAILURE() << "allocating 2^55 bytes succeeded?";
+    ADD_FAILURE() << "a 16-byte buffer for 2^26 rows was accepted";
   } catch (const Error& error) {
-    EXPECT_EQ(error.code(), Errc::out_of_memory) << error.what();
-    EXPECT_NE(std::string(error.what()).find("out of memory"), std::string::npos) << error.what();
+    EXPECT_EQ(error.code(), Errc::invalid_argument) << error.what();
+    EXPECT_NE(std::string(error.what()).find("malloc_usable_size"), std::string::npos)
+        << error.what();
   }
   EXPECT_EQ(data, before);
   for (int k = 0; k < 16; ++k) EXPECT_EQ(static_cast<unsigned char*>(data)[k], 0x5a);
