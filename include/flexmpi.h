@@ -1,11 +1,13 @@
 /*
  * flexmpi.h - C API of flexmpi, the adaptive runtime for iterative MPI programs.
  *
- * The contract is ../shared/SPEC.md section 3 (thesis Tables 4.1 and 5.1).
+ * The contract (thesis Tables 4.1 and 5.1); docs/reference/api.md is its map.
  * Every function returns XMPI_SUCCESS (0) or a negative XMPI_ERR_* code;
  * XMPI_Error_string(code) explains a code and XMPI_Last_error_message() gives
  * the detail of the last failure on the calling thread (which argument, what
- * was expected). No function of this API ever throws or aborts the program.
+ * was expected). No function of this API throws; a bad argument or call order
+ * is a return code, never an abort (flexmpi ends a run only when it cannot go
+ * on: docs/reference/inputs.md, "Faults at run time").
  *
  * The library is initialised by the MPI_Init / MPI_Init_thread wrappers and
  * finalised by MPI_Finalize: an application only links with libflexmpi.
@@ -39,7 +41,7 @@ typedef enum { XMPI_DISTRIBUTED, XMPI_REPLICATED, XMPI_DISTRIBUTED_IN_PLACE } XM
 /** Process status (thesis 4.3). */
 enum { XMPI_RUNNING, XMPI_NEWLY_SPAWNED, XMPI_REMOVED };
 
-/** Workload model used by the load balancer (SPEC section 2). */
+/** Workload model used by the load balancer (docs/reference/behaviour.md). */
 enum { XMPI_LB_COUNT, XMPI_LB_NNZ, XMPI_LB_WEIGHT };
 
 /**
@@ -326,7 +328,7 @@ int XMPI_Halo_finish(void* ptr_address);
  * (every FLEXMPI_SAMPLING_INTERVAL iterations) does it do anything: thesis
  * Alg. 5 (the computation times differ by more than
  * FLEXMPI_IMBALANCE_THRESHOLD, an outside load, if any, is long-term), made
- * to hold on noisy machines (docs/architecture.md): data move only after
+ * to hold on noisy machines (docs/design/balancing.md): data move only after
  * FLEXMPI_LB_CONFIRM unbalanced intervals, on the median times of the last
  * FLEXMPI_LB_WINDOW intervals, and only if the predicted gain exceeds
  * FLEXMPI_LB_MARGIN times the predicted cost. Then every process gets a

@@ -11,6 +11,9 @@
 #   strategy-names  a partitioner or policy is named only in its own folder,
 #               its parent's add_subdirectory line and the files
 #               scripts/strategy_names_allowed.txt still lists
+#   self-contained  the repository explains itself: no reference to a
+#               specification outside it (SPEC), no issue numbers (the
+#               tracker's history is in git), no absolute path of one machine
 #
 #   bash scripts/lint.sh [BUILD_DIR]     # all checks; BUILD_DIR defaults to build
 set -uo pipefail
@@ -65,5 +68,17 @@ report "layering (scripts/layers.txt)" $?
 # ---- strategy-names ----
 python3 scripts/check_strategy_names.py . scripts/strategy_names_allowed.txt
 report "strategy-names (a strategy is named only in its folder)" $?
+
+# ---- self-contained ----
+# Only this script and scripts/check_docs.py, which spell the patterns out,
+# are exempt. An upstream project's issue is cited as "issue #N".
+self_contained=(src include tools tests bench scripts docs apps examples cmake README.md
+                CMakeLists.txt ':!scripts/lint.sh' ':!scripts/check_docs.py')
+found=$(git grep -nE '\bSPEC\b|[Ii]ssues? [0-9]|(/work|/home|/root)/' -- "${self_contained[@]}")
+if [[ -n "${found}" ]]; then
+  echo "${found}"
+  echo "lint: cite docs/reference/ or the thesis, say what is and why, use relative paths" >&2
+fi
+report "self-contained (no SPEC, issue numbers or machine paths)" "$([[ -z "${found}" ]]; echo $?)"
 
 exit "${failed}"

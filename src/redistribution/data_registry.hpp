@@ -3,7 +3,8 @@
 // decomposition, and the collective that moves all of them when the
 // decomposition changes (load balancing, spawning, removing processes).
 //
-// Storage of a block of `count` rows starting at global row `displ` (SPEC 3):
+// Storage of a block of `count` rows starting at global row `displ`
+// (docs/reference/behaviour.md, Data storage):
 //   vector, distributed   count elements
 //   vector, replicated    all `size` elements on every process
 //   dense,  distributed   count x size elements, row-major
@@ -248,14 +249,14 @@ class DataRegistry {
                                    MPI_Comm comm);
 
   /// A process that joins (a spawn, thesis Fig. 5.14) must hold every row of
-  /// a replicated structure, not only its own block's (SPEC 2: a replicated
+  /// a replicated structure, not only its own block's (a replicated
   /// vector holds all `size` elements): each owner broadcasts its rows of
   /// `blocks`; a sparse structure's pattern comes from rank 0 (every process
   /// of the old set holds all of it). Collective over comm.
   void share_replicated(std::span<const RowBlock> blocks, MPI_Comm comm);
 
   /// Work of each row of `local` for the nonzeros workload model
-  /// (XMPI_LB_NNZ, SPEC 2): the sum over the registered structures of the
+  /// (XMPI_LB_NNZ): the sum over the registered structures of the
   /// row's nonzeros (a vector row counts 1, a dense row `size`, as thesis
   /// 4.5.3 defines nnz for them; a sparse row its ia difference).
   [[nodiscard]] std::vector<double> local_row_nonzeros(const RowBlock& local) const;
