@@ -145,15 +145,16 @@ int XMPI_Get_process_status(void);
  * application's: it may realloc it (e.g. larger, for halo rows after its
  * block's) or replace it with another malloc'ed one, provided it stores the
  * new pointer through the registered address (x = realloc(x, ...) on the
- * registered x) and the block's rows stay at its start (all `size` rows when
- * replicated). flexmpi reads and writes only those rows. A call that changes
- * this process's block of a distributed structure (XMPI_Get_blocks_changed
- * says when blocks changed) may reallocate the buffer to exactly the new
- * block's size, or move the rows in place and keep it: either way nothing
- * past the block's rows survives (extra capacity may be given back, halo
- * contents are lost). Grow it again after such a call. A replicated buffer
- * is never reallocated, and a call that leaves this process's block as it
- * was leaves its buffer untouched.
+ * registered x) and the block's rows stay at its start, after its ghost
+ * rows if it has some (all `size` rows when replicated). flexmpi reads and
+ * writes only those rows. A call that changes this process's block of a
+ * distributed structure (XMPI_Get_blocks_changed says when blocks changed)
+ * may reallocate the buffer to exactly the new block's size (with its
+ * ghost rows), or move the rows in place and keep it: either way nothing
+ * but the block's rows survives (extra capacity may be given back, halo
+ * and ghost contents are lost). Grow it again after such a call. A
+ * replicated buffer is never reallocated, and a call that leaves this
+ * process's block as it was leaves its buffer untouched.
  *
  * Distributed in place (XMPI_DISTRIBUTED_IN_PLACE). As XMPI_DISTRIBUTED,
  * but the buffer becomes flexmpi's: the registration of a vector or dense

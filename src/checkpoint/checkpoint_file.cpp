@@ -194,10 +194,10 @@ std::string scheme_name(Scheme scheme) {
   return "unknown";
 }
 
-// Vectors and dense matrices: rows of nnz / size elements.
+// Vectors and dense matrices: rows of row_length elements.
 Shape row_shape(const detail::Structure& s) {
   return {static_cast<std::uint64_t>(s.size),
-          s.kind == detail::Kind::dense ? static_cast<std::uint64_t>(s.size) : 0};
+          s.kind == detail::Kind::dense ? static_cast<std::uint64_t>(s.row_length) : 0};
 }
 
 // Where this process's rows of a structure are, and which of them it writes
@@ -209,7 +209,7 @@ struct LocalRows {
 };
 
 LocalRows local_rows(const detail::Structure& s, const RowBlock& own) {
-  const auto* base = static_cast<const unsigned char*>(*s.data);
+  const auto* base = reinterpret_cast<const unsigned char*>(s.first_row());  // past ghost rows
   const std::uint64_t row_bytes = row_shape(s).row_elements() * s.extent;
   const std::uint64_t first = static_cast<std::uint64_t>(own.displ);
   return {first, static_cast<std::uint64_t>(own.count),
@@ -568,8 +568,8 @@ nlohmann::json read_structure(hid_t group, detail::Structure& s, const RowBlock&
   const std::uint64_t first = replicated ? 0 : static_cast<std::uint64_t>(own.displ);
   const std::uint64_t rows =
       replicated ? static_cast<std::uint64_t>(s.size) : static_cast<std::uint64_t>(own.count);
-  read_rows(group, "data", type.get(), shape, first, rows, *s.data, transfer);
-  const auto* block = static_cast<const unsigned char*>(*s.data) +
+  read_rows(group, "data", type.get(), shape, first, rows, s.first_row(), transfer);
+  const auto* block = reinterpret_cast<const unsigned char*>(s.first_row()) +
                       (replicated ? static_cast<std::uint64_t>(own.displ) * row_bytes : 0);
   return {{"data", checksum_part(block, static_cast<std::size_t>(own.count) * row_bytes,
                                  static_cast<std::uint64_t>(own.displ) * row_bytes)}};

@@ -7,8 +7,10 @@
 // (docs/reference/behaviour.md, Data storage):
 //   vector, distributed   count elements
 //   vector, replicated    all `size` elements on every process
-//   dense,  distributed   count x size elements, row-major
-//   dense,  replicated    size x size elements on every process
+//   dense,  distributed   count x row_length elements, row-major, after
+//                         ghost_rows ghost rows and before as many
+//                         (register_dense: row_length = size, no ghosts)
+//   dense,  replicated    size x row_length elements on every process
 //   vector, dense, in place   as distributed, but in flexmpi's memory: the
 //                         block sits at its global offset in an address
 //                         window of the whole structure (AddressWindow)
@@ -29,9 +31,13 @@
 //
 // What redistribute() guarantees:
 //   - distributed structures: afterwards each process holds exactly its new
-//     block, in a buffer from malloc/realloc, and the user's pointer is
-//     updated. A process that only gains rows grows its buffer with realloc,
-//     one that only loses rows compacts it in place (and gives memory back
+//     block (between its ghost rows, whose contents are not kept), in a
+//     buffer from malloc/realloc, and the user's pointer is updated. A
+//     buffer smaller than its registration says (malloc_usable_size) is bad
+//     input. The two buffers of a pair both move, whichever pointer points
+//     at which (in place, the windows follow the pointers). A process
+//     that only gains rows grows its buffer with realloc, one that only
+//     loses rows compacts it in place (and gives memory back
 //     with realloc only below half of it, as rows often come back), one that
 //     does both builds a new buffer and frees the old one;
 //   - replicated structures: the buffer stays where it is. Every process
