@@ -231,7 +231,8 @@ Measurement planner(const SyntheticJob& job, int repetitions, std::optional<AmpC
       return plan ? describe(plan->decision) : std::string("nothing to plan");
     }
     const std::optional<AmpPlan> plan =
-        amp_plan(situation, 0.9 * now, 0.0, config.goal_tolerance, *amp);
+        amp_plan(situation, 0.9 * now, 0.0,
+                 config.strategy_settings.value_or("FLEXMPI_GOAL_TOLERANCE", 0.01), *amp);
     return plan ? describe(plan->decision) : std::string("nothing to plan");
   };
   const std::string name =

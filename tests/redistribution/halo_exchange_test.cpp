@@ -12,8 +12,12 @@
 #include <random>
 #include <vector>
 
+#include "../support/random_decomposition.hpp"
+
 namespace flexmpi {
 namespace {
+
+using test::random_decomposition;
 
 constexpr double kUntouched = -1.0;
 
@@ -97,16 +101,6 @@ void run_exchange(const Decomposition& blocks, std::int64_t rows, std::int64_t h
   std::int64_t filled = check_buffer(buffer, block, rows, h, width);
   MPI_Allreduce(MPI_IN_PLACE, &filled, 1, MPI_INT64_T, MPI_SUM, comm);
   EXPECT_EQ(filled, expected_filled(blocks, rows, h)) << "h " << h << " width " << width;
-}
-
-Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_64& random) {
-  std::uniform_int_distribution<std::int64_t> cut(0, rows);
-  std::vector<std::int64_t> cuts = {0, rows};
-  for (int p = 1; p < nprocs; ++p) cuts.push_back(cut(random));
-  std::sort(cuts.begin(), cuts.end());
-  Decomposition blocks;
-  for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
-  return blocks;
 }
 
 TEST(HaloExchangeMpi, BlockPartitionBlockingAndStarted) {

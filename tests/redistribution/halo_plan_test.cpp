@@ -8,11 +8,14 @@
 #include <random>
 #include <tuple>
 
+#include "../support/random_decomposition.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/halo_exchange.hpp"
 
 namespace flexmpi {
 namespace {
+
+using test::random_decomposition;
 
 int owner(const Decomposition& blocks, std::int64_t row) {
   for (std::size_t p = 0; p < blocks.size(); ++p) {
@@ -65,16 +68,6 @@ HaloPlan brute_force(const Decomposition& blocks, int rank, std::int64_t h) {
   sort_messages(plan.receives);
   sort_messages(plan.sends);
   return plan;
-}
-
-Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_64& random) {
-  std::uniform_int_distribution<std::int64_t> cut(0, rows);
-  std::vector<std::int64_t> cuts = {0, rows};
-  for (int p = 1; p < nprocs; ++p) cuts.push_back(cut(random));
-  std::sort(cuts.begin(), cuts.end());
-  Decomposition blocks;
-  for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
-  return blocks;
 }
 
 TEST(HaloPlan, MatchesBruteForceOnRandomDecompositionsInAnyRankOrder) {

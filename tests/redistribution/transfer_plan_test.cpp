@@ -9,20 +9,12 @@
 #include <string>
 #include <utility>
 
+#include "../support/random_decomposition.hpp"
+
 namespace flexmpi {
 namespace {
 
-// A random decomposition of `rows` rows over `nprocs` processes: sorted cut
-// points, so blocks may be empty.
-Decomposition random_decomposition(std::int64_t rows, int nprocs, std::mt19937_64& random) {
-  std::uniform_int_distribution<std::int64_t> cut(0, rows);
-  std::vector<std::int64_t> cuts = {0, rows};
-  for (int p = 1; p < nprocs; ++p) cuts.push_back(cut(random));
-  std::sort(cuts.begin(), cuts.end());
-  Decomposition blocks;
-  for (int p = 0; p < nprocs; ++p) blocks.push_back({cuts[p + 1] - cuts[p], cuts[p]});
-  return blocks;
-}
+using test::random_decomposition;
 
 int owner(const Decomposition& blocks, std::int64_t row) {
   for (std::size_t p = 0; p < blocks.size(); ++p) {
