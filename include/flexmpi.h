@@ -497,9 +497,9 @@ int XMPI_Checkpoint(int next_it);
  * time, a residual history, a curve so far): `count` elements of `type` at
  * `buffer`, the same on every process. One list serves both ways state
  * outlives a set of processes: a process spawned at run time receives rank
- * 0's copy with its rows (XMPI_Get_data, or XMPI_Resume in it), and every
- * checkpoint saves rank 0's copy under `name` for XMPI_Resume to restore on
- * a restart. Every process, newcomers too, registers the same records
+ * 0's copy with its rows (XMPI_Get_data, or XMPI_Resume in it; the running
+ * processes keep their own copies), and every checkpoint saves rank 0's copy
+ * under `name` for XMPI_Resume to restore on a restart. Every process, newcomers too, registers the same records
  * (names, counts, types, in the same order) before that call: else
  * XMPI_Get_data and XMPI_Send_data return XMPI_ERR_ARG on every process,
  * naming the first difference, and nothing moves (register the right

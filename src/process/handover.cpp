@@ -16,7 +16,7 @@ using namespace launch;  // NOLINT(google-build-using-namespace)
 
 int ProcessManager::apply_data(const json& plan) {
   // Records first: a newcomer that registered others fails before any row moves.
-  state_.records().share(context_.library_comm());
+  state_.records().share(context_.library_comm(), status_ == ProcessStatus::newly_spawned);
   if (plan.contains("target")) {
     const double start = wall_seconds();
     state_.move_to(from_json(plan["target"]));

@@ -94,7 +94,7 @@ bool RecordRegistry::remove(const void* buffer) {
   return true;
 }
 
-void RecordRegistry::share(MPI_Comm comm) const {
+void RecordRegistry::share(MPI_Comm comm, bool receive) const {
   nlohmann::json mine = nlohmann::json::array();
   for (const Record& r : records_) {
     const RecordShape shape = shape_of(r);
@@ -113,8 +113,17 @@ void RecordRegistry::share(MPI_Comm comm) const {
                              "the records (XMPI_Register_record) differ: " + difference +
                                  "; every process registers the same records in the same order")),
                    comm);
+  int rank = 0;
+  check_mpi(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank (records)");
+  std::vector<char> discarded;  // where a process that keeps its copy receives
   for (const Record& r : records_) {
-    broadcast_bytes(r.buffer, static_cast<std::uint64_t>(r.count) * r.extent, comm);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(r.count) * r.extent;
+    void* into = r.buffer;
+    if (rank != 0 && !receive) {
+      discarded.resize(bytes);
+      into = discarded.data();
+    }
+    broadcast_bytes(into, bytes, comm);
   }
 }
 

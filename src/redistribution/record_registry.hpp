@@ -58,11 +58,14 @@ class RecordRegistry {
   bool remove(const void* buffer);
   [[nodiscard]] std::span<const Record> all() const { return records_; }
 
-  /// Gives every process of `comm` rank 0's copy of every record, after
-  /// checking that every process registered the same records: else every
-  /// process throws Error(invalid_argument) with the first difference and
-  /// no record is touched. Collective.
-  void share(MPI_Comm comm) const;
+  /// Gives rank 0's copy of every record to the processes of `comm` that
+  /// pass `receive` (the newcomers of a spawn), after checking that every
+  /// process registered the same records: else every process throws
+  /// Error(invalid_argument) with the first difference and no record is
+  /// touched. The others keep their copy: a running process's record may hold
+  /// state of its own (a partial sum of its rows) that a spawn must not
+  /// overwrite. Collective.
+  void share(MPI_Comm comm, bool receive) const;
 
  private:
   std::vector<Record> records_;

@@ -53,20 +53,28 @@ TEST_F(RecordRegistryTest, RefusesBadRegistrations) {
   EXPECT_TRUE(records.all().empty());
 }
 
-TEST_F(RecordRegistryTest, ShareGivesRankZerosCopyBitForBit) {
-  // Rank 0 holds values no other process could compute; the others hold NaN.
+TEST_F(RecordRegistryTest, ShareGivesRankZerosCopyBitForBitToReceiversOnly) {
+  // Rank 0 holds values no other process could compute; odd ranks receive
+  // (newcomers), the other ranks keep their own values (running processes).
+  const bool receive = rank_ % 2 == 1;
   double time = rank_ == 0 ? 0.1 + 0.2 : NAN;
-  std::vector<double> history(7, rank_ == 0 ? 1.0 / 3.0 : NAN);
-  int steps = rank_ == 0 ? 42 : -1;
+  std::vector<double> history(7, rank_ == 0 ? 1.0 / 3.0 : -rank_);
+  int steps = rank_ == 0 ? 42 : -rank_;
   RecordRegistry records;
   records.add("time", &time, 1, MPI_DOUBLE);
   records.add("residuals", history.data(), static_cast<long long>(history.size()), MPI_DOUBLE);
   records.add("steps", &steps, 1, MPI_INT);
-  records.share(comm_);
-  const double expected_time = 0.1 + 0.2;
-  EXPECT_EQ(std::memcmp(&time, &expected_time, sizeof time), 0);
-  for (const double r : history) EXPECT_EQ(r, 1.0 / 3.0);
-  EXPECT_EQ(steps, 42);
+  records.share(comm_, receive);
+  if (rank_ == 0 || receive) {
+    const double expected_time = 0.1 + 0.2;
+    EXPECT_EQ(std::memcmp(&time, &expected_time, sizeof time), 0);
+    for (const double r : history) EXPECT_EQ(r, 1.0 / 3.0);
+    EXPECT_EQ(steps, 42);
+  } else {
+    EXPECT_TRUE(std::isnan(time));
+    for (const double r : history) EXPECT_EQ(r, -rank_);
+    EXPECT_EQ(steps, -rank_);
+  }
 }
 
 TEST_F(RecordRegistryTest, DifferentRecordsAreRefusedEverywhereUntouched) {
@@ -81,11 +89,11 @@ TEST_F(RecordRegistryTest, DifferentRecordsAreRefusedEverywhereUntouched) {
     records.add("time", &time, 1, MPI_DOUBLE);
   }
   if (nprocs_ == 1) {
-    records.share(comm_);  // one process agrees with itself
+    records.share(comm_, true);  // one process agrees with itself
     EXPECT_EQ(time, 2.5);
     return;
   }
-  const Error error = error_of([&] { records.share(comm_); });
+  const Error error = error_of([&] { records.share(comm_, true); });
   EXPECT_EQ(error.code(), Errc::invalid_argument);
   EXPECT_NE(std::string(error.what())
                 .find("record 0 is 'time' of 1 float64 (8 bytes each) on "
