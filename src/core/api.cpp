@@ -13,6 +13,7 @@
 #include "core/runtime.hpp"
 #include "flexmpi/flexmpi.hpp"
 #include "process/process_manager.hpp"
+#include "profiling/comm_profile.hpp"
 #include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
@@ -271,17 +272,35 @@ HaloExchange& prepared_halo(Runtime& runtime, const void* address, const char* c
   return state.halos().prepare(address, state.blocks(), layout);
 }
 
-// The halo messages are the application's communication: the monitor counts
-// their time as MPI time, as it would a hand-written exchange's.
+// The halo messages are the application's communication: the monitor and the
+// profile count them as they would a hand-written exchange's (MPI time, not
+// computation, so that a process waiting for a slower neighbour does not look
+// slow itself; the plan's bytes). A blocking exchange is one MPI_Sendrecv row,
+// a started one an MPI_Isend row and its finish an MPI_Waitall row.
 template <class Body>
-void as_mpi_call(Runtime& runtime, Body&& body) {
+void as_mpi_call(Runtime& runtime, MpiOp op, const HaloExchange& exchange, Body&& body) {
   runtime.before_mpi_call();
+  CommProfile& profile = runtime.comm_profile();
+  const std::uint64_t start = profile.call_starts();
+  const auto bytes = [&](const CommShape&) {
+    CommProfile::Bytes moved;
+    if (op == MpiOp::Waitall) return moved;
+    const HaloPlan& plan = exchange.plan();
+    for (const HaloMessage& m : plan.sends)
+      moved.sent += static_cast<std::uint64_t>(m.rows) * exchange.row_bytes();
+    for (const HaloMessage& m : plan.receives)
+      moved.received += static_cast<std::uint64_t>(m.rows) * exchange.row_bytes();
+    return moved;
+  };
+  const MPI_Comm comm = op == MpiOp::Waitall ? MPI_COMM_NULL : exchange.comm();
   try {
     body();
   } catch (...) {
+    profile.call_ends(op, comm, false, bytes, start);
     runtime.after_mpi_call();
     throw;
   }
+  profile.call_ends(op, comm, true, bytes, start);
   runtime.after_mpi_call();
 }
 
@@ -290,7 +309,8 @@ void as_mpi_call(Runtime& runtime, Body&& body) {
 void halo_start(const void* address) {
   Runtime& runtime = member_runtime();
   HaloExchange& exchange = prepared_halo(runtime, address, "XMPI_Halo_start");
-  as_mpi_call(runtime, [&] { exchange.start(*static_cast<void* const*>(address)); });
+  as_mpi_call(runtime, MpiOp::Isend, exchange,
+              [&] { exchange.start(*static_cast<void* const*>(address)); });
 }
 
 void halo_finish(const void* address) {
@@ -300,13 +320,13 @@ void halo_finish(const void* address) {
     throw Error(Errc::bad_state,
                 "XMPI_Halo_finish: no halo exchange of this address is started (XMPI_Halo_start)");
   }
-  as_mpi_call(runtime, [&] { exchange->finish(); });
+  as_mpi_call(runtime, MpiOp::Waitall, *exchange, [&] { exchange->finish(); });
 }
 
 void halo_exchange(const void* address) {
   Runtime& runtime = member_runtime();
   HaloExchange& exchange = prepared_halo(runtime, address, "XMPI_Halo_exchange");
-  as_mpi_call(runtime, [&] {
+  as_mpi_call(runtime, MpiOp::Sendrecv, exchange, [&] {
     exchange.start(*static_cast<void* const*>(address));
     exchange.finish();
   });

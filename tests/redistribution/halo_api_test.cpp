@@ -162,6 +162,37 @@ TEST(HaloApi, ExchangesInPlace) {
   std::free(u);
 }
 
+// A process that waits in the exchange for a slower neighbour waits in MPI,
+// as in a hand-written MPI_Sendrecv: were the wait computation, the balancer
+// would see every process as slow as the slowest (and never balance).
+TEST(HaloApi, WaitingForANeighbourIsMpiTime) {
+  if (world_size() < 2) GTEST_SKIP() << "needs a neighbour";
+  const int h = 1;
+  const Block block = own_block();
+  double* u = make_buffer(block, h, 0.0);
+  ASSERT_EQ(XMPI_Register_rows(&u, kRows, kWidth, h, MPI_DOUBLE, XMPI_DISTRIBUTED), XMPI_SUCCESS);
+  double mpi_before = 0.0, computation_before = 0.0;
+  ASSERT_EQ(XMPI_Get_monitor_totals(nullptr, nullptr, nullptr, &mpi_before, &computation_before),
+            XMPI_SUCCESS);
+  constexpr double kLate = 0.3;  // seconds the last rank computes before the exchange
+  ASSERT_EQ(XMPI_Monitor_iter_begin(nullptr), XMPI_SUCCESS);
+  if (world_rank() == world_size() - 1) {
+    const double until = MPI_Wtime() + kLate;
+    while (MPI_Wtime() < until) {
+    }
+  }
+  ASSERT_EQ(XMPI_Halo_exchange(&u), XMPI_SUCCESS);
+  ASSERT_EQ(XMPI_Monitor_iter_end(nullptr), XMPI_SUCCESS);
+  double mpi = 0.0, computation = 0.0;
+  ASSERT_EQ(XMPI_Get_monitor_totals(nullptr, nullptr, nullptr, &mpi, &computation), XMPI_SUCCESS);
+  if (world_rank() == world_size() - 2) {  // the late rank's neighbour waits for it
+    EXPECT_GT(mpi - mpi_before, 0.5 * kLate);
+    EXPECT_LT(computation - computation_before, 0.5 * kLate);
+  }
+  ASSERT_EQ(XMPI_Unregister(&u), XMPI_SUCCESS);
+  std::free(u);
+}
+
 TEST(HaloApi, NamesItsErrors) {
   const Block block = own_block();
   double* flat = make_buffer(block, 0, 0.0);
