@@ -499,13 +499,13 @@ int XMPI_Checkpoint(int next_it);
  * outlives a set of processes: a process spawned at run time receives rank
  * 0's copy with its rows (XMPI_Get_data, or XMPI_Resume in it; the running
  * processes keep their own copies), and every checkpoint saves rank 0's copy
- * under `name` for XMPI_Resume to restore on a restart. Every process, newcomers too, registers the same records
- * (names, counts, types, in the same order) before that call: else
- * XMPI_Get_data and XMPI_Send_data return XMPI_ERR_ARG on every process,
- * naming the first difference, and nothing moves (register the right
- * records and call both again). The buffer must stay valid while
- * registered; XMPI_Unregister(buffer) forgets it. name: 1-64 characters of
- * [A-Za-z0-9_.-], not registered before.
+ * under `name` for XMPI_Resume to restore on a restart. Every process,
+ * newcomers too, registers the same records (names, counts, types, in the
+ * same order) before that call: else XMPI_Get_data and XMPI_Send_data return
+ * XMPI_ERR_ARG on every process, naming the first difference, and nothing
+ * moves (register the right records and call both again). The buffer must
+ * stay valid while registered; XMPI_Unregister(buffer) forgets it. name:
+ * 1-64 characters of [A-Za-z0-9_.-], not registered before.
  */
 int XMPI_Register_record(const char* name, void* buffer, long long count, MPI_Datatype type);
 
