@@ -25,7 +25,7 @@ long long parse_whole_number(std::string_view text, long long minimum) {
   return value;
 }
 
-double parse_number(std::string_view text) {
+double parse_finite_number(std::string_view text) {
   double value = 0.0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
@@ -36,7 +36,7 @@ double parse_number(std::string_view text) {
 }
 
 double parse_fraction(std::string_view text) {
-  const double value = parse_number(text);
+  const double value = parse_finite_number(text);
   if (value <= 0.0 || value >= 1.0) throw SettingRejected{};
   return value;
 }

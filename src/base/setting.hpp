@@ -99,7 +99,7 @@ class StrategySettings {
 /// A whole number from `minimum` to 10^9; SettingRejected otherwise.
 long long parse_whole_number(std::string_view text, long long minimum);
 /// A finite number; SettingRejected otherwise.
-double parse_number(std::string_view text);
+double parse_finite_number(std::string_view text);
 /// A number strictly between 0 and 1; SettingRejected otherwise.
 double parse_fraction(std::string_view text);
 /// `text` when it is one of `choices`; SettingRejected otherwise.

@@ -106,7 +106,7 @@ std::vector<SettingDescriptor> balancing_settings() {
        "data moves only if the predicted gain over the remaining iterations exceeds this many "
        "times the predicted cost of moving it (0 = whenever unbalanced)",
        [](Config& c, std::string_view v) {
-         const double margin = parse_number(v);
+         const double margin = parse_finite_number(v);
          if (margin < 0.0 || margin > 1e6) throw SettingRejected{};
          c.lb_margin = margin;
        }},
@@ -114,7 +114,7 @@ std::vector<SettingDescriptor> balancing_settings() {
        "the balancer also moves data when the median times of a full FLEXMPI_LB_WINDOW on the "
        "same blocks are this unbalanced, under FLEXMPI_IMBALANCE_THRESHOLD (0 = thesis Alg. 5)",
        [](Config& c, std::string_view v) {
-         const double refine = parse_number(v);
+         const double refine = parse_finite_number(v);
          if (!(refine >= 0.0 && refine < 1.0)) throw SettingRejected{};
          c.lb_refine = refine;
        }},
@@ -256,7 +256,7 @@ std::vector<SettingDescriptor> output_settings() {
        "core, instead of measured as it runs: every run's emulated PEs then keep exactly their "
        "speed (for work whose time per unit is constant)",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_number(v);
+         const double seconds = parse_finite_number(v);
          if (!(seconds > 0.0)) throw SettingRejected{};
          c.emulate_unit_seconds = seconds;
        }},
@@ -287,7 +287,7 @@ std::vector<SettingDescriptor> failure_settings() {
        "status 4), naming the ranks that arrived, their call and iteration, and those that did "
        "not",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_number(v);
+         const double seconds = parse_finite_number(v);
          if (!(seconds >= 0.0 && seconds <= 1e6)) throw SettingRejected{};
          c.collective_timeout = seconds;
        }},
@@ -333,7 +333,7 @@ std::vector<SettingDescriptor> checkpoint_settings() {
        "the longest time from a signal to the start of its checkpoint: processes poll for "
        "signals (one small allreduce) about every half of it",
        [](Config& c, std::string_view v) {
-         const double seconds = parse_number(v);
+         const double seconds = parse_finite_number(v);
          if (!(seconds >= 0.01 && seconds <= 3600.0)) throw SettingRejected{};
          c.checkpoint.latency_seconds = seconds;
        }},

@@ -26,7 +26,7 @@ double utilization(const PartitionInput& input, std::size_t p) {
 // FLEXMPI_DRUM_COMM_WEIGHT: a weight in [0, 1], or caf (nullopt).
 std::optional<double> parse_communication_weight(std::string_view text) {
   if (text == "caf") return std::nullopt;
-  const double weight = parse_number(text);
+  const double weight = parse_finite_number(text);
   if (!(weight >= 0.0 && weight <= 1.0)) throw SettingRejected{};
   return weight;
 }

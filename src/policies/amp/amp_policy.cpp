@@ -41,7 +41,7 @@ std::vector<SettingDescriptor> amp_settings() {
       {kGoal, "goal", "(none)", "a number of seconds > 0",
        "AMP completion-time goal of the whole run (thesis 5.4.3); or FLEXMPI_GOAL_SPEEDUP",
        [](std::string_view v) {
-         const double goal = parse_number(v);
+         const double goal = parse_finite_number(v);
          if (goal <= 0.0) throw SettingRejected{};
          return std::any(goal);
        }},
@@ -52,7 +52,7 @@ std::vector<SettingDescriptor> amp_settings() {
       {kGoalTolerance, "goal-tolerance", "0.01", "a number from 0 to below 1",
        "AMP keeps the processes while the predicted run is within goal x (1 +- this)",
        [](std::string_view v) {
-         const double tolerance = parse_number(v);
+         const double tolerance = parse_finite_number(v);
          if (tolerance < 0.0 || tolerance >= 1.0) throw SettingRejected{};
          return std::any(tolerance);
        }},
