@@ -1065,7 +1065,10 @@ def main():
     parser.add_argument("check", choices=sorted(CHECKS))
     args = parser.parse_args()
     args.workdir = os.path.abspath(os.path.join(args.work, args.check))
-    os.makedirs(args.workdir, exist_ok=True)
+    # A fresh directory each run: files an earlier run left (a launcher's
+    # record, a program's marker) would pass or fail a check by themselves.
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    os.makedirs(args.workdir)
     try:
         CHECKS[args.check](args)
     except Failure as failure:
