@@ -26,6 +26,7 @@
 namespace flexmpi {
 namespace {
 
+using test::owner;
 using test::random_decomposition;
 
 // ---- values: a function of the global position and of the iteration ("epoch") ----
@@ -46,14 +47,6 @@ int inner_index(std::int64_t row, std::int64_t k, std::int64_t size) {
 }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-int owner(const Decomposition& blocks, std::int64_t row) {
-  for (std::size_t p = 0; p < blocks.size(); ++p) {
-    if (row >= blocks[p].displ && row < blocks[p].displ + blocks[p].count)
-      return static_cast<int>(p);
-  }
-  return -1;
-}
 
 bool contains(const RowBlock& block, std::int64_t row) {
   return row >= block.displ && row < block.displ + block.count;

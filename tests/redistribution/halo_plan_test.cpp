@@ -15,15 +15,8 @@
 namespace flexmpi {
 namespace {
 
+using test::owner;
 using test::random_decomposition;
-
-int owner(const Decomposition& blocks, std::int64_t row) {
-  for (std::size_t p = 0; p < blocks.size(); ++p) {
-    if (row >= blocks[p].displ && row < blocks[p].displ + blocks[p].count)
-      return static_cast<int>(p);
-  }
-  return -1;
-}
 
 // Appends one row to `messages`, extending the last message if it continues it.
 void add_row(std::vector<HaloMessage>& messages, int peer, std::int64_t buffer_row, int tag) {

@@ -14,15 +14,8 @@
 namespace flexmpi {
 namespace {
 
+using test::owner;
 using test::random_decomposition;
-
-int owner(const Decomposition& blocks, std::int64_t row) {
-  for (std::size_t p = 0; p < blocks.size(); ++p) {
-    if (row >= blocks[p].displ && row < blocks[p].displ + blocks[p].count)
-      return static_cast<int>(p);
-  }
-  return -1;
-}
 
 // Rows of `rank` that go to (or come from) another process, grouped in runs.
 std::vector<Transfer> brute_force(const Decomposition& mine, const Decomposition& theirs,
