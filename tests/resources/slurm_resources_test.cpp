@@ -3,7 +3,7 @@
 // read or refused by name, sinfo/squeue/scontrol parsed, idle nodes offered,
 // helper nodes reclaimed for a pending job of higher priority, the current
 // allocation kept when slurmctld does not answer; and the command runner.
-#include "resources/slurm_resources.hpp"
+#include "resources/slurm/slurm_resources.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -32,7 +32,7 @@
 #include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 #include "launch.hpp"
-#include "resources/slurm_resources.hpp"
+#include "resources/slurm/slurm_resources.hpp"
 #include "util/shell_quote.hpp"
 
 namespace {

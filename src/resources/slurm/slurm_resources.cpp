@@ -1,4 +1,4 @@
-#include "resources/slurm_resources.hpp"
+#include "resources/slurm/slurm_resources.hpp"
 
 #include <fmt/format.h>
 
