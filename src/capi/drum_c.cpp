@@ -60,7 +60,7 @@ DRUM_machineModel* DRUM_createMachineModel(MPI_Comm comm, int debug_level) {
 }
 
 int DRUM_initMachineModel(DRUM_machineModel* dmm) {
-  return drum_guarded("DRUM_initMachineModel", dmm, [](auto& drum) { return drum.init(); });
+  return drum_guarded("DRUM_initMachineModel", dmm, [](auto& model) { return model.init(); });
 }
 
 int DRUM_deleteMachineModel(DRUM_machineModel* dmm) {
@@ -70,8 +70,8 @@ int DRUM_deleteMachineModel(DRUM_machineModel* dmm) {
 }
 
 void DRUM_printMachineModel(DRUM_machineModel* dmm, FILE* out) {
-  drum_guarded("DRUM_printMachineModel", dmm, [out](auto& drum) {
-    drum.print(out);
+  drum_guarded("DRUM_printMachineModel", dmm, [out](auto& model) {
+    model.print(out);
     return std::string();
   });
 }
@@ -79,8 +79,8 @@ void DRUM_printMachineModel(DRUM_machineModel* dmm, FILE* out) {
 int DRUM_setMonitoringFrequency(DRUM_machineModel* dmm, int tenths) {
   return drum_guarded(
       "DRUM_setMonitoringFrequency", dmm,
-      [tenths](auto& drum) {
-        drum.set_monitoring_frequency_tenths(tenths);
+      [tenths](auto& model) {
+        model.set_monitoring_frequency_tenths(tenths);
         return std::string();
       },
       DRUM_WARN);
@@ -88,27 +88,27 @@ int DRUM_setMonitoringFrequency(DRUM_machineModel* dmm, int tenths) {
 
 int DRUM_startMonitoring(DRUM_machineModel* dmm) {
   return drum_guarded("DRUM_startMonitoring", dmm,
-                      [](auto& drum) { return drum.start_monitoring(); });
+                      [](auto& model) { return model.start_monitoring(); });
 }
 
 int DRUM_stopMonitoring(DRUM_machineModel* dmm) {
-  return drum_guarded("DRUM_stopMonitoring", dmm, [](auto& drum) {
-    drum.stop_monitoring();
+  return drum_guarded("DRUM_stopMonitoring", dmm, [](auto& model) {
+    model.stop_monitoring();
     return std::string();
   });
 }
 
 int DRUM_computePowers(DRUM_machineModel* dmm) {
-  return drum_guarded("DRUM_computePowers", dmm, [](auto& drum) {
-    drum.compute_powers();
+  return drum_guarded("DRUM_computePowers", dmm, [](auto& model) {
+    model.compute_powers();
     return std::string();
   });
 }
 
 float DRUM_getLocalPartSize(DRUM_machineModel* dmm, int* ierr) {
   double size = 0;
-  const int code = drum_guarded("DRUM_getLocalPartSize", dmm, [&size](auto& drum) {
-    size = drum.local_part_size();
+  const int code = drum_guarded("DRUM_getLocalPartSize", dmm, [&size](auto& model) {
+    size = model.local_part_size();
     return std::string();
   });
   if (ierr != nullptr) *ierr = code;
@@ -118,11 +118,11 @@ float DRUM_getLocalPartSize(DRUM_machineModel* dmm, int* ierr) {
 int DRUM_setParam(DRUM_machineModel* dmm, const char* param, const char* value) {
   return drum_guarded(
       "DRUM_setParam", dmm,
-      [param, value](auto& drum) {
+      [param, value](auto& model) {
         if (param == nullptr || value == nullptr) {
           throw flexmpi::Error(flexmpi::Errc::invalid_argument, "param or value is NULL");
         }
-        return drum.set_parameter(param, value);
+        return model.set_parameter(param, value);
       },
       DRUM_WARN);
 }
@@ -130,9 +130,9 @@ int DRUM_setParam(DRUM_machineModel* dmm, const char* param, const char* value) 
 int DRUM_readParamFile(DRUM_machineModel* dmm, const char* file) {
   return drum_guarded(
       "DRUM_readParamFile", dmm,
-      [file](auto& drum) {
+      [file](auto& model) {
         if (file == nullptr) throw flexmpi::Error(flexmpi::Errc::bad_config, "file is NULL");
-        return drum.read_parameter_file(file);
+        return model.read_parameter_file(file);
       },
       DRUM_WARN);
 }

@@ -2,7 +2,7 @@
 // function of flexmpi.h, ull_calibrate.h and flexmpi/drum.h runs its body
 // through guarded(), so no exception crosses the C boundary. flexmpi.h's
 // codes are XMPI_ERR_* (the ULL layer uses the same values) with the message
-// kept for *_Last_error_message(); drum.h's are DRUM_* (capi/drum_c.cpp).
+// kept for *_Last_error_message(); DRUM's are DRUM_* (capi/drum_c.cpp).
 #pragma once
 
 #include <exception>
@@ -22,7 +22,7 @@ inline std::string& last_error() {
 
 /// Runs `body` and turns any exception into `on_failure(code, message)`,
 /// whose result is returned instead: each C layer maps failures to its own
-/// codes (flexmpi.h's XMPI_ERR_*, drum.h's DRUM_*), none lets one through.
+/// codes (flexmpi.h's XMPI_ERR_*, DRUM's DRUM_*), none lets one through.
 template <class Body, class OnFailure>
 auto guarded(Body&& body, OnFailure&& on_failure) noexcept -> decltype(body()) {
   try {

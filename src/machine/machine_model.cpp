@@ -153,7 +153,7 @@ void MachineModel::attach_ranks(const std::vector<std::string>& host_of_rank) {
   }
   // Each host's leaf looked up once, the leftmost of a host described twice
   // (as a search from the left finds it): a search per rank made this
-  // O(ranks x hosts), 20 ms of the drum partitioner at 16,384 ranks.
+  // O(ranks x hosts), 20 ms of a partitioner decision at 16,384 ranks.
   std::unordered_map<std::string_view, int> leaf_of_host;
   for (const int leaf : leaves_) leaf_of_host.try_emplace(nodes_[leaf].spec.description, leaf);
   leaf_of_rank_.assign(host_of_rank.size(), -1);
