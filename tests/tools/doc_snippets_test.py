@@ -212,6 +212,31 @@ def markdown_line(message):
     return path, int(line)
 
 
+def check_block(block, compilers, work, index, root):
+    """What became of a block: 'compiled', 'failed', 'not compiled', 'skipped' or 'other'
+    (a language that is not compiled), and the message that says so."""
+    language = C_LANGUAGES.get(block.language)
+    if language is None:
+        if block.language in OTHER_LANGUAGES:
+            if block.annotated and block.mode != "no":
+                return "failed", (f"{block.where()}: a '{block.language}' block is not "
+                                  f"compiled: 'compile: {block.mode}' is misplaced")
+            return "other", None
+        named = f"the unknown language '{block.language}'" if block.language else "no language"
+        return "failed", (f"{block.where()}: a code block with {named}: name it (c, cpp, "
+                          "fortran, sh, ...)")
+    if block.mode == "no":
+        return "not compiled", f"{block.where()}: not compiled: {block.reason}"
+    if language not in compilers:
+        return "skipped", (f"{block.where()}: {language} block not compiled (this build has no "
+                           "Fortran compiler)")
+    error = compile_block(block, language, compilers, work, index, root)
+    if error is None:
+        return "compiled", None
+    return "failed", (f"{block.where()}: this {language} block (compile: {block.mode}) does not "
+                      f"compile:\n{error}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--mpicc", required=True)
@@ -231,36 +256,17 @@ def main():
         compilers["fortran"] = [args.mpifort, "-cpp", "-ffree-line-length-none"] + include + modules
 
     failures, compiled, not_compiled, skipped = [], 0, [], []
+    outcomes = {"failed": failures, "not compiled": not_compiled, "skipped": skipped}
     with tempfile.TemporaryDirectory(prefix="doc_snippets_") as work:
         for markdown in args.markdown:
             blocks, errors = read_blocks(markdown, os.path.relpath(markdown, args.root))
             failures += errors
             for index, block in enumerate(blocks):
-                language = C_LANGUAGES.get(block.language)
-                if language is None:
-                    if block.language in OTHER_LANGUAGES:
-                        if block.annotated and block.mode != "no":
-                            failures.append(f"{block.where()}: a '{block.language}' block is "
-                                            f"not compiled: 'compile: {block.mode}' is misplaced")
-                        continue
-                    named = f"the unknown language '{block.language}'" if block.language else \
-                        "no language"
-                    failures.append(f"{block.where()}: a code block with {named}: "
-                                    "name it (c, cpp, fortran, sh, ...)")
-                    continue
-                if block.mode == "no":
-                    not_compiled.append(f"{block.where()}: not compiled: {block.reason}")
-                    continue
-                if language not in compilers:
-                    skipped.append(f"{block.where()}: {language} block not compiled "
-                                   "(this build has no Fortran compiler)")
-                    continue
-                error = compile_block(block, language, compilers, work, index, args.root)
-                if error is None:
+                outcome, message = check_block(block, compilers, work, index, args.root)
+                if outcome == "compiled":
                     compiled += 1
-                else:
-                    failures.append(f"{block.where()}: this {language} block "
-                                    f"(compile: {block.mode}) does not compile:\n{error}")
+                elif message:
+                    outcomes[outcome].append(message)
     failures.sort(key=markdown_line)
     for line in not_compiled + skipped + [f"FAIL {failure}" for failure in failures]:
         print(line)
