@@ -1,4 +1,4 @@
-// One action of the SMP policy's predefined schedule (thesis 5.4.1): the
+// One action of a predefined process schedule (thesis 5.4.1): the
 // configuration holds the parsed schedule (policies/schedule reads the file).
 #pragma once
 

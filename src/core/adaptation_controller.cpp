@@ -444,7 +444,7 @@ void AdaptationController::import_state(const nlohmann::json& state) {
   pending_redistribution_bytes_ = state.at("pending_redistribution_bytes").get<double>();
   // The interval index too: a work profile is read by it (the forecaster,
   // profiled_steps), and a newcomer counting from 0 read another
-  // interval than its parents; AMP then decided differently on it.
+  // interval than its parents; a goal-driven policy then decided differently on it.
   intervals_closed_ = state.at("intervals_closed").get<int>();
   reconfiguration_mark_ = state.at("reconfiguration_mark").get<int>();
 }

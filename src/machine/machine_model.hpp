@@ -1,7 +1,7 @@
 // The DRUM machine model (Faik, DRUM thesis ch. 3 and Appendix A.1): a tree
 // whose root is the whole execution environment, whose internal NETWORK nodes
 // are routers and switches and whose leaves are COMPUTING nodes (one host,
-// single CPU or SMP, with the ranks that run there).
+// single CPU or shared-memory node, with the ranks that run there).
 #pragma once
 
 #include <string>

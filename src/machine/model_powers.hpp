@@ -1,6 +1,6 @@
 // From what every process measured to the power of every node of the machine
 // model and each process's part size (thesis 3.1.2, ch. 4: a local exchange
-// per SMP node, then a global one). Pure: DrumRuntime feeds it the measures
+// per shared-memory node, then a global one). Pure: DrumRuntime feeds it the measures
 // of one MPI_Allgather; a partitioner can feed it measures carried otherwise.
 #pragma once
 

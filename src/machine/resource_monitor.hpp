@@ -17,7 +17,7 @@ namespace flexmpi::machine {
 struct MonitorOptions {
   std::chrono::milliseconds period{1000};  ///< MONITORING_FREQUENCY
   /// Elected process of its node: also probe every CPU's idle time and the
-  /// network interfaces (only one process per SMP does, ch. 4).
+  /// network interfaces (only one process per shared-memory node does, ch. 4).
   bool probe_node = true;
   bool monitor_memory = false;  ///< MONITOR_MEMORY
 };

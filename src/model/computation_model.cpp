@@ -30,7 +30,7 @@ bool finite_non_negative(double x) { return x >= 0.0 && std::isfinite(x); }
 // The ranges of a work profile's numbers: an interval's work (rows,
 // nonzeros, counted operations) and speed up to 1e18, its seconds up to 1e9
 // (31 years), partitions of int rows. Beyond them a sum or a quotient
-// overflowed to infinity inside AMP, mid-run, far from the file.
+// overflowed to infinity inside a policy's search, mid-run, far from the file.
 constexpr int kIntMax = std::numeric_limits<int>::max();
 constexpr NumberRange kInterval{0, kIntMax, false, true};
 constexpr NumberRange kIterations{1, kIntMax, false, true};

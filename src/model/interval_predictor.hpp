@@ -12,7 +12,7 @@
 //
 // IntervalPredictor is built once per sampling interval from the current
 // state; predict() is then
-// evaluated for every candidate (AMP evaluates hundreds): O(processes), no
+// evaluated for every candidate (a policy's search evaluates hundreds): O(processes), no
 // allocation once the first candidate of the largest size has been seen.
 // Pure arithmetic, no MPI. Not thread-safe (one scratch buffer).
 #pragma once

@@ -28,7 +28,7 @@ double correction_at(const std::map<int, double>& measured, int processes, bool 
   const auto above = measured.lower_bound(processes);
   if (above == measured.end()) {
     // Beyond the largest measured count, the trend over the measured range
-    // where it rises: kept flat, the correction let AMP spawn one process at
+    // where it rises: kept flat, the correction let a goal-driven policy spawn one process at
     // a time on CG, each spawn predicted to meet the goal and each measured
     // no faster (corrections 1.31 on 10 processes ... 1.93 on 17). Never the
     // trend where it falls: that would promise a speed nobody measured.

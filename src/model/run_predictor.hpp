@@ -1,5 +1,5 @@
 // The remaining run of a candidate configuration: what the performance-aware
-// malleability policies compare (hpmp and amp, thesis 5.4.2-5.4.3), built on
+// malleability policies compare (thesis 5.4.2-5.4.3), built on
 // the interval prediction of eq. 5.2 (predict_interval, interval_predictor.hpp)
 // for one iteration of the candidate:
 //

@@ -1,4 +1,4 @@
-// The predefined process schedule of the SMP policy (thesis 5.4.1: "the type
+// A predefined process schedule (FLEXMPI_SCHEDULE; thesis 5.4.1: "the type
 // of reconfiguring action, the number of processes to spawn or terminate,
 // the type of processors that allocate these processes, and the number of
 // iteration in which the reconfiguring action must be carried out").

@@ -68,13 +68,13 @@ std::size_t element_extent(MPI_Datatype type, const std::string& what) {
   }
   int size = 0;
   check_mpi(PMPI_Type_size(type, &size), "MPI_Type_size");
-  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
-  check_mpi(PMPI_Type_get_extent(type, &lb, &extent), "MPI_Type_get_extent");
+  MPI_Aint lower_bound = 0, extent = 0, true_lb = 0, true_extent = 0;
+  check_mpi(PMPI_Type_get_extent(type, &lower_bound, &extent), "MPI_Type_get_extent");
   check_mpi(PMPI_Type_get_true_extent(type, &true_lb, &true_extent), "MPI_Type_get_true_extent");
   if (size <= 0 || extent <= 0) invalid(what + ": the datatype has no data (size 0)");
-  if (lb != 0 || true_lb < 0 || true_lb + true_extent > extent) {
-    invalid(what + ": unsupported datatype (lower bound " + std::to_string(lb) + ", extent " +
-            std::to_string(extent) + ", data in [" + std::to_string(true_lb) + ", " +
+  if (lower_bound != 0 || true_lb < 0 || true_lb + true_extent > extent) {
+    invalid(what + ": unsupported datatype (lower bound " + std::to_string(lower_bound) +
+            ", extent " + std::to_string(extent) + ", data in [" + std::to_string(true_lb) + ", " +
             std::to_string(true_lb + true_extent) +
             ")): array elements must lie in [0, extent) of their slot");
   }
