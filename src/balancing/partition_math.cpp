@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 #include "balancing/partitioner.hpp"
 #include "flexmpi/error.hpp"
@@ -89,6 +90,22 @@ std::vector<std::int64_t> split_rows(std::int64_t rows, const std::vector<double
   std::vector<std::int64_t> counts;
   for (const RowBlock& block : cut_by_work(row_work, shares)) counts.push_back(block.count);
   return counts;
+}
+
+PartitionResult partition_by_speed(const PartitionInput& input) {
+  for (std::size_t p = 0; p < input.speed.size(); ++p) {
+    // A process whose speed could not be measured (no work, no time, NaN)
+    // gives no basis for a new partition: keep the current one.
+    if (!(std::isfinite(input.speed[p]) && input.speed[p] > 0.0)) {
+      return {input.current, "speed of process " + std::to_string(p) +
+                                 " is not a positive number: partition kept"};
+    }
+  }
+  if (input.row_work.empty()) {
+    // computeDataDistribution: count_i = size * RCP_i, rounded exactly.
+    return {blocks_from_counts(proportional_counts(input.global_size, input.speed, 1)), ""};
+  }
+  return {cut_by_work(input.row_work, input.speed), ""};
 }
 
 bool covers_exactly(const Decomposition& blocks, std::int64_t size) {

@@ -1,8 +1,9 @@
 // Partitioners: given what monitoring measured, compute the new row blocks.
 // A partitioner is one class behind this interface plus one descriptor in
 // its folder, which declares it (name, help, settings, what it reads) in a
-// PartitionerDescriptor; FLEXMPI_PARTITIONER picks it. To add one, copy
-// balancing/rcp/ (the commented model): its CMakeLists.txt registers it
+// PartitionerDescriptor; FLEXMPI_PARTITIONER picks it. To add one, copy the
+// folder of the default partitioner (the commented model, the first folder
+// balancing/CMakeLists.txt adds): its CMakeLists.txt registers it
 // (flexmpi_strategy), balancing/CMakeLists.txt adds the folder.
 #pragma once
 
@@ -99,12 +100,17 @@ struct PartitionerDescriptor {
   /// It reads PartitionInput::nodes: monitoring then measures the nodes.
   bool reads_node_measures = false;
   std::function<std::unique_ptr<Partitioner>(const Config&)> create;
+  /// It is FLEXMPI_PARTITIONER's default (the first registered one declaring it).
+  bool is_default = false;
 };
 
 /// Every partitioner of this build, in the order balancing/CMakeLists.txt adds them.
 const std::vector<PartitionerDescriptor>& partitioners();
 /// Names of partitioners(), comma-separated, for messages.
 std::string partitioner_names();
+/// The descriptor of FLEXMPI_PARTITIONER's default: the first registered one
+/// that declares PartitionerDescriptor::is_default.
+const PartitionerDescriptor& default_partitioner();
 /// The descriptor named `name`; throws Error(bad_config) naming the known ones.
 const PartitionerDescriptor& find_partitioner(std::string_view name);
 /// Creates one by name from its settings in `config`; throws as find_partitioner.
@@ -133,6 +139,12 @@ Decomposition cut_by_work(const std::vector<double>& row_work, const std::vector
 /// blocks with 25 times the others' work (docs/design/epigraph.md).
 std::vector<std::int64_t> split_rows(std::int64_t rows, const std::vector<double>& row_work,
                                      const std::vector<double>& shares);
+
+/// The blocks in proportion to input.speed, the relative computing power
+/// (thesis 5.2.1, Alg. 5 lines 31-48): by row count, or by row_work when it
+/// is given; the current blocks, saying why, when a speed is not a positive
+/// number. What a partitioner that computes per-process powers ends with.
+PartitionResult partition_by_speed(const PartitionInput& input);
 
 /// Checks that blocks are contiguous, in order, non-negative and cover [0, size).
 bool covers_exactly(const Decomposition& blocks, std::int64_t size);

@@ -16,6 +16,14 @@ const std::vector<PartitionerDescriptor>& partitioners() {
 
 std::string partitioner_names() { return joined_names(partitioners()); }
 
+const PartitionerDescriptor& default_partitioner() {
+  const auto& all = partitioners();
+  const auto found = std::find_if(all.begin(), all.end(),
+                                  [](const PartitionerDescriptor& d) { return d.is_default; });
+  if (found == all.end()) throw Error(Errc::internal, "no registered partitioner is the default");
+  return *found;
+}
+
 const PartitionerDescriptor& find_partitioner(std::string_view name) {
   const auto& all = partitioners();
   const auto found = std::find_if(all.begin(), all.end(),

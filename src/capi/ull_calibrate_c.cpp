@@ -10,7 +10,6 @@
 #include <span>
 #include <string>
 
-#include "balancing/ull/ull_partitioner.hpp"
 #include "capi/guarded.hpp"
 #include "core/runtime.hpp"
 #include "core/ull_calibrator.hpp"
@@ -89,7 +88,7 @@ int ULL_MPI_calibrate(ULL_MPI_Section section_argument, int iteration, int** cou
   static_assert(sizeof section == sizeof section_argument);
   std::memcpy(&section, &section_argument, sizeof section);
   return guarded([&] {
-    flexmpi::UllCalibrator& ull = calibrator();
+    flexmpi::UllCalibrator& library = calibrator();
     const auto nprocs = static_cast<std::size_t>(flexmpi::Runtime::get().size());
     if (section == ULL_MPI_INIT) {
       if (counts == nullptr || displs == nullptr) {
@@ -102,7 +101,7 @@ int ULL_MPI_calibrate(ULL_MPI_Section section_argument, int iteration, int** cou
         flexmpi::check_ull_partition({*counts, nprocs}, {*displs, nprocs}, size_object,
                                      size_problem);
       }
-      ull.begin(iteration);
+      library.begin(iteration);
       return ULL_MPI_SUCCESS;
     }
     if (section != ULL_MPI_END) {
@@ -117,7 +116,7 @@ int ULL_MPI_calibrate(ULL_MPI_Section section_argument, int iteration, int** cou
       c = {*counts, nprocs};
       d = {*displs, nprocs};
     }
-    ull.end(iteration, c, d, threshold, size_object, size_problem);
+    library.end(iteration, c, d, threshold, size_object, size_problem);
     return ULL_MPI_SUCCESS;
   });
 }

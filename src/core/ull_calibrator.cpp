@@ -1,5 +1,6 @@
 #include "core/ull_calibrator.hpp"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <cstdint>
@@ -12,6 +13,55 @@
 #include "util/collective_watchdog.hpp"
 
 namespace flexmpi {
+
+void check_ull_partition(std::span<const int> counts, std::span<const int> displs, int size_object,
+                         int size_problem) {
+  if (size_object < 1) {
+    throw Error(Errc::invalid_argument,
+                "size_object=" + std::to_string(size_object) + ": expected >= 1");
+  }
+  if (size_problem < 0) {
+    throw Error(Errc::invalid_argument,
+                "size_problem=" + std::to_string(size_problem) + ": expected >= 0");
+  }
+  if (static_cast<std::int64_t>(size_problem) * size_object > INT32_MAX) {
+    throw Error(Errc::invalid_argument, "size_problem * size_object does not fit in an int");
+  }
+  std::int64_t next = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const std::string entry = fmt::format("[{}]", i);
+    if (counts[i] < 0 || counts[i] % size_object != 0) {
+      throw Error(Errc::invalid_argument,
+                  "counts" + entry + "=" + std::to_string(counts[i]) +
+                      ": expected a non-negative multiple of size_object (" +
+                      std::to_string(size_object) + ")");
+    }
+    if (displs[i] != next) {
+      throw Error(Errc::invalid_argument, "displs" + entry + "=" + std::to_string(displs[i]) +
+                                              ": expected " + std::to_string(next) +
+                                              " (blocks contiguous, in rank order)");
+    }
+    next += counts[i];
+  }
+  if (next != static_cast<std::int64_t>(size_problem) * size_object) {
+    throw Error(Errc::invalid_argument,
+                "counts add up to " + std::to_string(next) +
+                    ": expected size_problem * size_object = " +
+                    std::to_string(static_cast<std::int64_t>(size_problem) * size_object));
+  }
+}
+
+void ull_block_partition(std::span<int> counts, std::span<int> displs, int size_object,
+                         int size_problem) {
+  const auto p = static_cast<int>(counts.size());
+  int displ = 0;
+  for (int i = 0; i < p; ++i) {
+    const int units = size_problem / p + (i < size_problem % p ? 1 : 0);
+    counts[i] = units * size_object;
+    displs[i] = displ;
+    displ += counts[i];
+  }
+}
 
 UllCalibrator::UllCalibrator(Runtime& runtime)
     : runtime_(runtime), stopwatch_(runtime.comm_profile()) {}

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
-#include "balancing/fpm_geometric/piecewise_linear_speed.hpp"
+#include "balancing/fpm/piecewise_linear_speed.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

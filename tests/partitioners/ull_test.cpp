@@ -9,6 +9,7 @@
 #include <string>
 
 #include "balancing/ull/ull_partitioner.hpp"
+#include "core/ull_calibrator.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

@@ -4,7 +4,6 @@
 #include <map>
 #include <string>
 
-#include "balancing/rcp/rcp_partitioner.hpp"
 #include "base/host_id.hpp"
 #include "config/config.hpp"
 #include "flexmpi/error.hpp"
@@ -142,8 +141,9 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
       ratings_.size() != input.speed.size() ||
       std::any_of(ratings_.begin(), ratings_.end(), [](double b) { return !(b > 0.0); });
   if (unrated) ratings_ = input.speed;  // also when a rating could not be measured
-  // The powers become the speeds of rcp's arithmetic (exact rounding, the
-  // row weights of the nnz/weight models, the fallback on missing speeds).
+  // The powers become the speeds of the proportional partition (exact
+  // rounding, the row weights of the nnz/weight models, the fallback on
+  // missing speeds).
   // Without the nodes' measures (a caller that did not fill them): every
   // process on its own node.
   const DrumInput drum(input.nodes.value_or(NodeMeasures{}), settings_);
@@ -158,7 +158,7 @@ PartitionResult DrumPartitioner::partition(const PartitionInput& input) {
   } catch (const Error& error) {
     return {input.current, std::string("drum: ") + error.what() + ": partition kept"};
   }
-  return RcpPartitioner().partition(by_power);
+  return partition_by_speed(by_power);
 }
 
 PartitionerDescriptor drum_partitioner() {

@@ -1,6 +1,10 @@
 #include "balancing/fpm/fpm_partitioner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <exception>
+
+#include "balancing/fpm/piecewise_linear_speed.hpp"
 
 namespace flexmpi {
 
@@ -48,6 +52,25 @@ std::string FpmPartitioner::learn(const PartitionInput& input, FpmMeasurement& m
   if (history_.processes() != p || history_.total() != m.total) history_.reset(p, m.total);
   for (std::size_t i = 0; i < p; ++i) history_.add(i, m.size[i], m.size[i] / m.time[i]);
   return "";
+}
+
+FpmPartitioner::Solution FpmPartitioner::solve_by_bisection(const SpeedHistory& history) {
+  std::vector<PiecewiseLinearSpeed> speeds;
+  speeds.reserve(history.processes());
+  for (std::size_t i = 0; i < history.processes(); ++i) speeds.emplace_back(history.points(i));
+  const double n = history.total();
+  const BisectionResult result = bisect_lines(speeds, n);
+  // Residual as for the solvers: the sizes sum to n exactly, so the largest
+  // relative time difference to process 1.
+  double residual = 0.0;
+  for (std::size_t i = 1; i < speeds.size(); ++i) {
+    residual = std::max(
+        residual, std::abs(speeds[i].time(result.sizes[i]) - speeds[0].time(result.sizes[0])) /
+                      std::max(result.time, 1e-300));
+  }
+  stats_ = {"bisection", result.iterations, residual, residual < 1e-6};
+  if (result.sizes.size() != history.processes()) return {{}, "bisection found no line"};
+  return {result.sizes, ""};
 }
 
 }  // namespace flexmpi

@@ -45,6 +45,12 @@ class FpmPartitioner : public Partitioner {
   virtual Solution solve(const SpeedHistory& history, const FpmMeasurement& current) = 0;
 
  protected:
+  /// Sizes by the geometrical algorithm (sec. 2.1) on the shape-restricted
+  /// piecewise-linear models of `history` (PiecewiseLinearSpeed), its stats
+  /// in stats_: the traditional FPM partitioning, which always finds a
+  /// solution, so also the fallback of a model whose solver may not.
+  Solution solve_by_bisection(const SpeedHistory& history);
+
   FpmSolveStats stats_;
 
  private:

@@ -1,7 +1,7 @@
 // Partial functional performance models (FPM paper, Rychkov, Clarke and
 // Lastovetsky, sec. 2.2 and 4): for each process, the history of
 // (partition size, speed) measurements from which its speed function
-// s_i(x) = x / t_i(x) is approximated. Shared by fpm-akima and fpm-geometric.
+// s_i(x) = x / t_i(x) is approximated. Shared by the FPM partitioners.
 #pragma once
 
 #include <cstddef>

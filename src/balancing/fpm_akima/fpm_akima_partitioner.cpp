@@ -7,7 +7,6 @@
 #include "balancing/fpm_akima/akima_speed_function.hpp"
 #include "balancing/fpm_akima/balance_solver.hpp"
 #include "balancing/fpm_akima/gsl_errors_off.hpp"
-#include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 
 namespace flexmpi {
 
@@ -40,7 +39,7 @@ FpmPartitioner::Solution FpmAkimaPartitioner::solve(const SpeedHistory& history,
   const FpmSolveStats first = stats_;
 
   // Near steep changes the root may be far from n/p: retry from the
-  // constant-speed partition of the measured speeds (what rcp would give).
+  // constant-speed partition of the measured speeds (relative computing power).
   std::vector<double> proportional(p);
   double speed_sum = 0.0;
   for (std::size_t i = 0; i < p; ++i) speed_sum += current.size[i] / current.time[i];
@@ -54,10 +53,8 @@ FpmPartitioner::Solution FpmAkimaPartitioner::solve(const SpeedHistory& history,
   // shape-restricted piecewise-linear models always has one (sec. 2).
   std::ostringstream why;
   why << first.method << " did not converge (" << first.iterations << " iterations, residual "
-      << first.residual << "): fpm-geometric partition of the same history used";
-  FpmGeometricPartitioner geometric;
-  Solution fallback = geometric.solve(history, current);
-  stats_ = geometric.last_stats();
+      << first.residual << "): bisection of the same history's piecewise-linear models used";
+  Solution fallback = solve_by_bisection(history);
   if (fallback.sizes.empty())
     return {{}, why.str() + " and failed too (" + fallback.fallback + ")"};
   fallback.fallback = why.str();

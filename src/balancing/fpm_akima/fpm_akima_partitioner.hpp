@@ -4,7 +4,7 @@
 // (Rychkov, Clarke and Lastovetsky, "Using Multidimensional Solvers for
 // Optimal Data Partitioning on Dedicated Heterogeneous HPC Platforms", sec. 3-4).
 //
-// Unlike rcp, which assumes each process's speed is a constant, it learns
+// Unlike the relative computing power, which takes each process's speed for a constant, it learns
 // how the speed changes with the partition size (caches, memory, paging)
 // and converges where a constant model oscillates.
 #pragma once

@@ -2,8 +2,9 @@
 // sec. 2; Lastovetsky and Reddy 2007): piecewise-linear speed functions from
 // the history of measurements, kept to the shape that makes the solution
 // unique, and the geometrical algorithm bisecting between lines through the
-// origin. Always converges; less accurate than fpm-akima where the real
-// speed function does not have that shape.
+// origin (FpmPartitioner::solve_by_bisection). Always converges; less
+// accurate than smooth (spline) models where the real speed function does not
+// have that shape.
 #pragma once
 
 #include "balancing/fpm/fpm_partitioner.hpp"

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "balancing/partitioner.hpp"
@@ -42,16 +41,5 @@ class UllPartitioner final : public Partitioner {
  private:
   double threshold_;
 };
-
-/// Checks that counts/displs describe size_problem units of size_object
-/// elements, contiguous and in rank order; throws Error(invalid_argument)
-/// naming the first wrong entry.
-void check_ull_partition(std::span<const int> counts, std::span<const int> displs, int size_object,
-                         int size_problem);
-
-/// The homogeneous start of the paper's example: units split in equal
-/// blocks (the first size_problem % p processes get one more), in elements.
-void ull_block_partition(std::span<int> counts, std::span<int> displs, int size_object,
-                         int size_problem);
 
 }  // namespace flexmpi

@@ -1,4 +1,4 @@
-#include "balancing/fpm_geometric/piecewise_linear_speed.hpp"
+#include "balancing/fpm/piecewise_linear_speed.hpp"
 
 #include <algorithm>
 #include <cmath>
