@@ -1,4 +1,4 @@
-# What the checks of a JSON profile share (tests/mpi/check_profile_only.cmake,
+# What the checks of a JSON profile share (tests/profiling/check_profile_only.cmake,
 # tests/mpi/check_profile_rows.cmake): the run that writes it and its rows.
 # Macros: the variables they set are the including script's.
 #

@@ -1,5 +1,5 @@
 # The checked run of the shell tests that run a command and judge how it
-# ends (tests/mpi/settings_files_test.sh, tests/checkpoint/checkpoint_files_test.sh).
+# ends (tests/core/settings_files_test.sh, tests/checkpoint/checkpoint_files_test.sh).
 # Sourced; it defines:
 #
 #   fail MESSAGE   prints "FAILED: MESSAGE" and marks the test failed (failed=1:
