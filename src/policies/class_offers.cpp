@@ -139,8 +139,10 @@ RunState run_state(const OfferSituation& situation, const ClassOffers& offers) {
           .profiled_steps = situation.profiled_steps};
 }
 
-RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
-                          const std::vector<int>& delta) {
+namespace {
+
+// The processes and speed the per-class change `delta` spawns or removes.
+RunChange run_change(const ClassOffers& offers, const std::vector<int>& delta) {
   RunChange change{.speed = offers.current_speed};
   for (std::size_t c = 0; c < delta.size() && c < offers.offers.size(); ++c) {
     const double power = delta[c] * offers.offers[c].speed;
@@ -153,12 +155,42 @@ RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& of
       change.removed -= delta[c];
     }
   }
-  return predict_run(run_state(situation, offers), change);
+  return change;
+}
+
+}  // namespace
+
+RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
+                          const std::vector<int>& delta) {
+  return predict_run(run_state(situation, offers), run_change(offers, delta));
 }
 
 double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
                          const std::vector<int>& delta) {
   return predict_run(situation, offers, delta).seconds;
+}
+
+CandidatePredictor::CandidatePredictor(const OfferSituation& situation, ClassOffers offers)
+    : offers_(std::move(offers)), state_(run_state(situation, offers_)) {}
+
+const RunPrediction& CandidatePredictor::predict(const std::vector<int>& delta) {
+  auto found = predicted_.find(delta);
+  if (found == predicted_.end()) {
+    found = predicted_.emplace(delta, predict_run(state_, run_change(offers_, delta))).first;
+  }
+  return found->second;
+}
+
+PredictRemaining CandidatePredictor::callback() {
+  return [this](const std::vector<int>& delta) { return seconds(delta); };
+}
+
+double CandidatePredictor::iteration_correction() const {
+  return correction_at(state_.iteration_corrections, state_.processes);
+}
+
+double CandidatePredictor::overhead_offset() const {
+  return offset_at(state_.overhead_offsets, state_.processes);
 }
 
 }  // namespace flexmpi

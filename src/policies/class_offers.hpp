@@ -1,5 +1,5 @@
 // The node-class offers of the performance-aware malleability policies
-// (hpmp, amp; thesis 5.4.2, 5.4.3) and their candidates' remaining run:
+// (thesis 5.4.2, 5.4.3) and their candidates' remaining run:
 // pure logic over one interval report and the resource manager's view, so
 // every process builds the same offers and predicts the same times. The
 // prediction itself is the model's (predict_run, model/run_predictor.hpp):
@@ -41,8 +41,8 @@ struct OfferSituation {
   /// The interval's communication, replayed on each candidate's process count
   /// (nullptr: computation and reconfiguration only).
   const CommunicationReplay* communication = nullptr;
-  /// Measured / modelled time of one iteration per process count (amp's
-  /// correction, AmpPolicy): scales the per-iteration term of every
+  /// Measured / modelled time of one iteration per process count (the
+  /// correction RunLearning learns): scales the per-iteration term of every
   /// candidate, as eq. 5.4-5.5's lambda scales communication, at the
   /// candidate's count (iteration_correction_at). Empty: the model alone.
   std::map<int, double> iteration_corrections = {};
@@ -57,7 +57,7 @@ struct OfferSituation {
   std::map<int, double> overhead_offsets = {};
   /// What the first interval after a spawn or removal takes beyond a settled
   /// one (new processes starting, connections opened, moved rows touched
-  /// first; amp measures it, AmpPolicy): added to every candidate that
+  /// first; RunLearning measures it): added to every candidate that
   /// changes the processes. 0: the model alone.
   double change_settling_seconds = 0.0;
   /// With FLEXMPI_PROFILE, the profiled intervals from the one measured on
@@ -103,8 +103,35 @@ struct ClassOffers {
 [[nodiscard]] RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
                                         const std::vector<int>& delta);
 /// The predicted seconds of the remaining run after the per-class change
-/// `delta`: predict_run(...).seconds, the planners' callback.
+/// `delta`: predict_run(...).seconds.
 [[nodiscard]] double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
                                        const std::vector<int>& delta);
+
+/// The remaining runs of one interval's candidates: the offers built once,
+/// the model's state read once, each candidate predicted once (a planner
+/// asks for many; the chosen one's phases are then the same prediction).
+/// Views `situation`, which must outlive it.
+class CandidatePredictor {
+ public:
+  CandidatePredictor(const OfferSituation& situation, ClassOffers offers);
+
+  [[nodiscard]] const ClassOffers& offers() const { return offers_; }
+  /// The remaining run after the per-class change `delta`, by phase.
+  const RunPrediction& predict(const std::vector<int>& delta);
+  /// predict(delta).seconds.
+  double seconds(const std::vector<int>& delta) { return predict(delta).seconds; }
+  /// No change: the remaining run on the processes as they are.
+  const RunPrediction& current() { return predict(std::vector<int>(offers_.offers.size(), 0)); }
+  /// seconds() as the planners' callback (this object must outlive it).
+  [[nodiscard]] PredictRemaining callback();
+  /// The corrections at the current process count, as predicted with.
+  [[nodiscard]] double iteration_correction() const;
+  [[nodiscard]] double overhead_offset() const;
+
+ private:
+  ClassOffers offers_;
+  RunState state_;
+  std::map<std::vector<int>, RunPrediction> predicted_;
+};
 
 }  // namespace flexmpi

@@ -1,7 +1,7 @@
-// What the policies that change the set of processes share (smp, hpmp, amp;
-// thesis 5.4, Alg. 6-8): they ask the resource manager every interval,
+// What the policies that change the set of processes share (thesis 5.4,
+// Alg. 6-8): they ask the resource manager every interval,
 // remove the processes on reclaimed PEs before anything else, and balance
-// the load between their process changes as the lb policy does. Called from
+// the load between their process changes (BalancingStep). Called from
 // XMPI_Eval_lbalance they only balance: a process change they would make
 // waits for XMPI_Eval_reconfig (change_or_wait).
 #pragma once
@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
+#include "policies/balancing_step.hpp"
 #include "policies/class_offers.hpp"
-#include "policies/lb/lb_policy.hpp"
 #include "policies/policy.hpp"
 
 namespace flexmpi {
@@ -44,7 +44,7 @@ class MalleabilityPolicy : public Policy {
   /// `decision`; or, if it must wait, the load balanced meanwhile, its record
   /// saying that the change (under "waiting_change") waits for XMPI_Eval_reconfig.
   PolicyDecision change_or_wait(PolicyDecision decision, const IntervalInput& input);
-  /// The load balanced as the lb policy does; a policy that learns from
+  /// The load balanced (BalancingStep); a policy that learns from
   /// balancing adds that here.
   virtual PolicyDecision balance_load(const IntervalInput& input) {
     return balancing_.on_interval(input);
@@ -54,7 +54,7 @@ class MalleabilityPolicy : public Policy {
   /// on (profiled_steps) into `situation`; nothing without a profile.
   void add_profiled_steps(OfferSituation& situation) const;
 
-  LbPolicy balancing_;                               ///< the load balancing between process changes
+  BalancingStep balancing_;                          ///< the load balancing between process changes
   std::shared_ptr<const WorkProfile> work_profile_;  ///< FLEXMPI_PROFILE, or null
 };
 

@@ -3,7 +3,7 @@
 // interface and a PolicyDescriptor declaring its name, help, settings and
 // capabilities; its CMakeLists.txt registers it (flexmpi_strategy), which
 // makes its name a value of FLEXMPI_POLICY (and of flexrun's --policy).
-// lb/ is the model to copy.
+// The simplest folder is the model to copy.
 #pragma once
 
 #include <memory>
@@ -56,7 +56,7 @@ struct ProcessChange {
   int spawn = 0;   ///< processes to spawn
   int remove = 0;  ///< spawned processes to remove
   /// procType of the hostfile of each process spawned or removed (one per
-  /// process, so one change may spawn on several classes: HPMP); empty: any.
+  /// process, so one change may spawn on several classes); empty: any.
   std::vector<std::string> node_classes;
   bool reclaim = false;  ///< remove the processes on reclaimed PEs (ResourceView::reclaimed)
 };
@@ -106,12 +106,17 @@ struct PolicyDescriptor {
   /// Error(bad_config) saying what is missing. nullptr: nothing to check.
   void (*check)(const Config& config) = nullptr;
   std::unique_ptr<Policy> (*create)(const Config& config) = nullptr;
+  /// It is FLEXMPI_POLICY's default (the first registered policy declaring it).
+  bool is_default = false;
 };
 
 /// Every policy flexmpi knows.
 [[nodiscard]] std::span<const PolicyDescriptor> policies();
-/// "none, lb, ...", for messages and help.
+/// The names joined ("none, ..."), for messages and help.
 [[nodiscard]] std::string policy_names();
+/// The descriptor of FLEXMPI_POLICY's default: the first registered one that
+/// declares PolicyDescriptor::is_default.
+[[nodiscard]] const PolicyDescriptor& default_policy();
 /// The descriptor named `name`; Error(bad_config) naming the known ones otherwise.
 [[nodiscard]] const PolicyDescriptor& find_policy(std::string_view name);
 /// The policy named `name`; Error(bad_config) naming the known ones otherwise.

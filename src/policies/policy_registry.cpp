@@ -41,6 +41,14 @@ std::span<const PolicyDescriptor> policies() {
 
 std::string policy_names() { return joined_names(policies()); }
 
+const PolicyDescriptor& default_policy() {
+  const auto all = policies();
+  const auto found =
+      std::find_if(all.begin(), all.end(), [](const PolicyDescriptor& d) { return d.is_default; });
+  if (found == all.end()) throw Error(Errc::internal, "no registered policy is the default");
+  return *found;
+}
+
 const PolicyDescriptor& find_policy(std::string_view name) {
   const auto all = policies();
   const auto found = std::find_if(all.begin(), all.end(),

@@ -116,7 +116,7 @@ void RunLearning::observe(const IntervalReport& report, bool after_change) {
     // The interval after a spawn ran the newcomers on blocks from their
     // class's nominal speed (two of 13 processes 30 % slower than the rest):
     // learnt from, it made 13 processes look 30 % slower than they ran
-    // once balanced, and AMP then saw no spawn worth making.
+    // once balanced, and the goal-driven policy then saw no spawn worth making.
     blocks_balanced_ = false;
   }
   const int iterations = report.processes.empty() ? 0 : report.processes.front().iterations;

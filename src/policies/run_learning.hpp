@@ -1,4 +1,4 @@
-// What the performance-aware malleability policies (hpmp, amp) learn from
+// What the performance-aware malleability policies (thesis 5.4.2-5.4.3) learn from
 // the run to correct the remaining-run model (model/run_predictor.hpp).
 // None of it is in the thesis; each piece fixed a fault measured on the
 // emulated cluster (docs/design/malleability.md):
@@ -85,7 +85,7 @@ class RunLearning {
   [[nodiscard]] bool ready() const;
   /// The balancer ran on the interval observed: the blocks count as balanced
   /// once it no longer waits to confirm an imbalance
-  /// (LbPolicy::awaiting_confirmation).
+  /// (BalancingStep::awaiting_confirmation).
   void after_balancing(bool awaiting_confirmation);
   /// The correction medians per process count.
   [[nodiscard]] std::map<int, double> iteration_corrections() const;

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "base/amp_constraint.hpp"
 #include "core/settings.hpp"
 #include "flexmpi/error.hpp"
+#include "policies/amp/amp_constraint.hpp"
 
 namespace flexmpi {
 namespace {

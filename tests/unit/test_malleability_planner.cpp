@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "flexmpi/error.hpp"
-#include "policies/planner/integer_program.hpp"
-#include "policies/planner/malleability_planner.hpp"
+#include "policies/amp/amp_planner.hpp"
+#include "policies/amp/integer_program.hpp"
+#include "policies/hpmp/hpmp_planner.hpp"
 
 namespace flexmpi {
 namespace {

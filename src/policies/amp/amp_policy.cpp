@@ -114,23 +114,20 @@ std::optional<AmpPlan> amp_plan(const OfferSituation& situation, double goal_sec
   if (situation.remaining_iterations <= 0) return std::nullopt;
   std::optional<ClassOffers> offers = build_class_offers(situation);
   if (!offers) return std::nullopt;
+  CandidatePredictor predictor(situation, std::move(*offers));
   AmpPlan plan;
-  plan.offers = std::move(*offers);
   plan.goal_seconds = goal_seconds;
   plan.elapsed_seconds = elapsed_seconds;
   plan.remaining_goal = goal_seconds - elapsed_seconds;
-  const int processes = static_cast<int>(situation.report.processes.size());
-  plan.iteration_correction = iteration_correction_at(situation, processes);
-  plan.overhead_offset = overhead_offset_at(situation, processes);
+  plan.iteration_correction = predictor.iteration_correction();
+  plan.overhead_offset = predictor.overhead_offset();
   plan.change_settling_seconds = situation.change_settling_seconds;
-  const auto predict = [&](const std::vector<int>& delta) {
-    return predict_remaining(situation, plan.offers, delta);
-  };
-  plan.current_prediction = predict(std::vector<int>(plan.offers.offers.size(), 0));
+  plan.current_prediction = predictor.current().seconds;
   const AmpGoal goal{std::max(plan.remaining_goal, kPassedGoal), tolerance, constraint,
                      plan.current_prediction};
-  plan.decision = plan_amp(plan.offers.offers, goal, predict);
-  plan.prediction = predict_run(situation, plan.offers, plan.decision.delta);
+  plan.decision = plan_amp(predictor.offers().offers, goal, predictor.callback());
+  plan.prediction = predictor.predict(plan.decision.delta);
+  plan.offers = predictor.offers();
   return plan;
 }
 
@@ -176,11 +173,10 @@ std::optional<double> AmpPolicy::speedup_goal(const OfferSituation& situation) c
   // 6.4's classes balancing alone makes 8 processes 1 - 3.28/5.06 = 35 %
   // faster than equal blocks, so the thesis's 25-35 % goals were met without
   // a spawn and AMP finished up to 19 % early (docs/design/malleability.md).
-  const std::optional<ClassOffers> offers = build_class_offers(situation);
+  std::optional<ClassOffers> offers = build_class_offers(situation);
   if (!offers) return std::nullopt;
-  return (elapsed_ +
-          predict_remaining(situation, *offers, std::vector<int>(offers->offers.size(), 0))) *
-         (1.0 - *speedup_);
+  CandidatePredictor predictor(situation, std::move(*offers));
+  return (elapsed_ + predictor.current().seconds) * (1.0 - *speedup_);
 }
 
 PolicyDecision AmpPolicy::on_interval(const IntervalInput& input) {

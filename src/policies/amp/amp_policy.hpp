@@ -3,18 +3,17 @@
 // goal, at the least use of the resources under FLEXMPI_CONSTRAINT. At the
 // end of each sampling interval, in this order:
 //   1. processes on PEs the resource manager reclaimed are removed
-//      (reclaim_action, shared with smp and hpmp);
+//      (reclaim_action, MalleabilityPolicy);
 //   2. the goal of the remaining run is the goal of the whole run minus the
 //      time elapsed since the loop started; the current prediction is the
-//      remaining run with no change (predict_run, model/run_predictor.hpp,
-//      the model hpmp uses).
+//      remaining run with no change (predict_run, model/run_predictor.hpp).
 //      plan_amp keeps the processes while the prediction is within the goal
 //      band goal x [1 - FLEXMPI_GOAL_TOLERANCE, 1 + FLEXMPI_GOAL_TOLERANCE]
 //      (Alg. 8 line 5, with its inverted condition corrected); slower, it
 //      spawns the cheapest configuration that meets the goal, or the fastest
 //      one when none does (best effort, traced as goal_met = false); faster,
 //      it removes the spawned processes that can go while the goal is met;
-//   3. else the load is balanced as the lb policy does.
+//   3. else the load is balanced (BalancingStep).
 // Every candidate, the goal, the remaining goal and the prediction go to the
 // trace ("amp"), the chosen candidate's by phase ("amp"."prediction").
 //
@@ -24,7 +23,7 @@
 // far plus that interval's time per iteration to the end.
 //
 // What AMP learns from the run to correct its prediction, and when it may
-// plan: RunLearning (run_learning.hpp), shared with hpmp. Beyond the thesis,
+// plan: RunLearning (run_learning.hpp). Beyond the thesis,
 // a change aims at the goal band's lower edge (plan_amp).
 //
 // The elapsed time is the run's clock in the report (IntervalReport::
@@ -38,9 +37,9 @@
 #include <vector>
 
 #include "model/machine_profile.hpp"
+#include "policies/amp/amp_planner.hpp"
 #include "policies/class_offers.hpp"
 #include "policies/malleability_policy.hpp"
-#include "policies/planner/malleability_planner.hpp"
 #include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 

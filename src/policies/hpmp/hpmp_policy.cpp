@@ -29,14 +29,13 @@ std::optional<HpmpPlan> hpmp_plan(const HpmpSituation& situation) {
   const bool removable = std::any_of(offers->offers.begin(), offers->offers.end(),
                                      [](const NodeClassOffer& o) { return o.removable > 0; });
   if (spawn_headroom(situation) <= 0 && !removable) return std::nullopt;
+  CandidatePredictor predictor(situation, *offers);
   HpmpPlan plan;
   plan.offers = offers->offers;
   plan.work_per_iteration = offers->work_per_iteration;
   plan.current_speed = offers->current_speed;
-  plan.decision = plan_hpmp(plan.offers, [&](const std::vector<int>& delta) {
-    return predict_remaining(situation, *offers, delta);
-  });
-  plan.prediction = predict_run(situation, *offers, plan.decision.delta);
+  plan.decision = plan_hpmp(plan.offers, predictor.callback());
+  plan.prediction = predictor.predict(plan.decision.delta);
   return plan;
 }
 

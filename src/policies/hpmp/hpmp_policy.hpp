@@ -3,7 +3,7 @@
 // grants when the prediction says the rest of the run gets faster. At the
 // end of each sampling interval, in this order:
 //   1. processes on PEs the resource manager reclaimed are removed
-//      (reclaim_action, shared with smp);
+//      (reclaim_action, MalleabilityPolicy);
 //   2. once RunLearning is ready (the blocks balanced, not right after a
 //      change, the current count's correction measured): if some node class
 //      has idle PEs (granted - running) below FLEXMPI_MAX_PROCS, or the job
@@ -14,11 +14,11 @@
 //      ProcessChange, one node class per process). Measured on a count it
 //      overestimated (CG on 18 processes of 2 cores), HPMP gives back the
 //      processes that did not pay;
-//   3. else (or when no spawn is predicted faster) the load is balanced as
-//      the lb policy does.
+//   3. else (or when no spawn is predicted faster) the load is balanced
+//      (BalancingStep).
 // Every candidate and its prediction go to the trace ("hpmp").
 //
-// The prediction (predict_run, model/run_predictor.hpp, shared with amp;
+// The prediction (predict_run, model/run_predictor.hpp;
 // pure, unit-tested; the node-class offers in policies/class_offers): the
 // remaining run of a per-class change is
 //   remaining iterations x (W / (S + sum_c delta_c x speed_c)      (eq. 5.3)
@@ -55,14 +55,14 @@
 
 #include "model/machine_profile.hpp"
 #include "policies/class_offers.hpp"
+#include "policies/hpmp/hpmp_planner.hpp"
 #include "policies/malleability_policy.hpp"
-#include "policies/planner/malleability_planner.hpp"
 #include "policies/run_learning.hpp"
 #include "resources/node_classes.hpp"
 
 namespace flexmpi {
 
-/// What HPMP's spawning step reads (pure data, no MPI), shared with amp.
+/// What HPMP's spawning step reads (pure data, no MPI).
 using HpmpSituation = OfferSituation;
 
 /// HPMP's spawning step: the offers and the planner's decision.

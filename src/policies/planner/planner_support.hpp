@@ -1,9 +1,10 @@
-// What the HPMP and AMP planners (malleability_planner.hpp) share: checking
+// What the policies' planners (malleability_planner.hpp) share: checking
 // their inputs, columns of the offers, configurations taken class by class,
 // and the predictions they record.
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -9,7 +9,7 @@
 //   3. else, without a schedule, the job grows onto the idle PEs the
 //      resource manager grants (FLEXMPI_RESOURCES), up to that bound
 //      (Alg. 6 lines 3-11); with one, the schedule alone adds processes;
-//   4. else the load is balanced as the lb policy does.
+//   4. else the load is balanced (BalancingStep).
 // After a change every row is rebalanced (Alg. 6 lines 14-17). One change per
 // interval: a spawned process starts its loop between two of them. From
 // XMPI_Eval_lbalance the load is balanced and a change waits: a due schedule

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "policies/planner/integer_program.hpp"
+#include "policies/amp/amp_planner.hpp"
+#include "policies/amp/integer_program.hpp"
 #include "policies/planner/planner_support.hpp"
 
 namespace flexmpi::planning {

@@ -1,6 +1,6 @@
 // The AMP policy's constraint (FLEXMPI_CONSTRAINT, thesis 5.4.3): what a
-// change of the process configuration minimises. The configuration holds it;
-// the malleability planner decides by it.
+// change of the process configuration minimises. A value of
+// Config::strategy_settings; the planner decides by it (amp_planner.hpp).
 #pragma once
 
 #include <string_view>

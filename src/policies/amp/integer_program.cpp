@@ -1,4 +1,4 @@
-#include "policies/planner/integer_program.hpp"
+#include "policies/amp/integer_program.hpp"
 
 #include <fmt/format.h>
 #include <glpk.h>

@@ -1,4 +1,4 @@
-#include "base/amp_constraint.hpp"
+#include "policies/amp/amp_constraint.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-// HPMP and AMP decisions (malleability_planner.hpp; thesis 5.4.2, 5.4.3).
+// AMP's search (amp_search.hpp; thesis 5.4.3).
 //
 // AMP's search, and why. Alg. 8 (lines 10-17, 20-27) walks every process
 // count, asks the model (CPMreconfig) for the computing power (delta FLOPS)
@@ -35,14 +35,14 @@
 //    target: for a spawn the band's lower edge goal x (1 - tolerance), or, when no configuration
 //    reaches it, its upper edge goal x (1 + tolerance) (a configuration in the band is one AMP
 //    would keep); for a removal the lower edge. (Not the thesis's: why, in plan_amp,
-//    malleability_planner.cpp.)
+//    amp_planner.cpp.)
 //
 // Removal is the mirror program over the processes *kept* among the
 // removable ones, y_c = removable_c - r_c: maximising the processes, cost or
 // watts removed is minimising those kept, and the remaining power is bounded
 // from below by a bound on the kept power, so both directions share one
 // program and one search. Fewer processes kept comes first: the most removed.
-#include "policies/planner/amp_search.hpp"
+#include "policies/amp/amp_search.hpp"
 
 #include <fmt/format.h>
 
