@@ -34,6 +34,12 @@ struct CheckpointSettings {
   std::string restart_file;           ///< FLEXMPI_RESTART (empty: a fresh start)
 };
 
+/// The names of FLEXMPI_PARTITIONER's and FLEXMPI_POLICY's defaults: the
+/// strategies whose descriptors declare themselves the default. Defined by
+/// the settings loader (core/settings.cpp), which sits above the registries.
+std::string default_partitioner_name();
+std::string default_policy_name();
+
 /// Parsed, validated settings: each read once, into its typed value, by the
 /// parser of the component that owns it. Defaults are docs/reference/settings.md's.
 struct Config {
@@ -47,10 +53,10 @@ struct Config {
   /// A full window's median imbalance above this moves data though under
   /// imbalance_threshold (0 = never: thesis Alg. 5).
   double lb_refine = 0.08;
-  WorkloadModel lb_model = WorkloadModel::count;  ///< count | nnz | weight
-  std::string partitioner = "rcp";                ///< name of a partitioner strategy
-  std::string metric = "auto";                    ///< auto | work | papi:EVENT[,EVENT]
-  std::string policy = "lb";                      ///< name of a policy strategy
+  WorkloadModel lb_model = WorkloadModel::count;         ///< count | nnz | weight
+  std::string partitioner = default_partitioner_name();  ///< name of a partitioner strategy
+  std::string metric = "auto";                           ///< auto | work | papi:EVENT[,EVENT]
+  std::string policy = default_policy_name();            ///< name of a policy strategy
   int max_procs = 0;     ///< the most processes the job may reach (0: default, process_bound.hpp)
   std::string hostfile;  ///< processor description (empty: none)
   std::vector<NodeDescription> hosts;                          ///< its nodes, parsed and validated

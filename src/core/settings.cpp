@@ -123,7 +123,8 @@ std::vector<SettingDescriptor> balancing_settings() {
        [](Config& c, std::string_view v) {
          c.lb_model = parse_workload_model(parse_choice(v, {"count", "nnz", "weight"}));
        }},
-      {"FLEXMPI_PARTITIONER", "partitioner", "rcp", partitioner_choices(), partitioner_help(),
+      {"FLEXMPI_PARTITIONER", "partitioner", default_partitioner().name, partitioner_choices(),
+       partitioner_help(),
        [](Config& c, std::string_view v) {
          c.partitioner = std::string(parsed_by_component([&] { return find_partitioner(v); }).name);
        }},
@@ -137,7 +138,7 @@ std::vector<SettingDescriptor> balancing_settings() {
 // Malleability policies (thesis 5.4); their own settings are in their folders.
 std::vector<SettingDescriptor> malleability_settings() {
   return {
-      {"FLEXMPI_POLICY", "policy", "lb", policy_choices(), policy_help(),
+      {"FLEXMPI_POLICY", "policy", default_policy().name, policy_choices(), policy_help(),
        [](Config& c, std::string_view v) {
          c.policy = std::string(parsed_by_component([&] { return find_policy(v); }).name);
        }},
@@ -366,6 +367,9 @@ std::vector<SettingDescriptor> make_settings() {
 }
 
 }  // namespace
+
+std::string default_partitioner_name() { return std::string(default_partitioner().name); }
+std::string default_policy_name() { return std::string(default_policy().name); }
 
 std::vector<FileSetting> input_files(const Config& config) {
   std::vector<FileSetting> files;
