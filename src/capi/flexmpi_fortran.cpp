@@ -8,6 +8,9 @@
 //     C reallocate an allocatable, so a FortranStructure keeps the malloc'ed
 //     buffers whose addresses are registered, and the module views them as
 //     Fortran pointer arrays (c_f_pointer) after every call that may move them.
+//     A swapped pair's two buffers are both here: the application's swap
+//     (flexmpi_f_swap) exchanges the registered pointers themselves, which is
+//     what XMPI_Register_pair follows.
 // Failures are XMPI_ERR_* codes with their message kept for
 // XMPI_Last_error_message, like every C API function.
 #include <mpi.h>
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "capi/guarded.hpp"
@@ -24,18 +28,24 @@ namespace {
 
 using flexmpi::capi::guarded;
 
-enum StructureKind { kVector = 0, kDense = 1, kSparse = 2 };
+enum StructureKind { kVector = 0, kDense = 1, kSparse = 2, kRows = 3, kPair = 4 };
 
 // One registered structure of a Fortran program. Its address is the Fortran
-// handle; data (or ia, ja and data for a sparse matrix) are the pointers whose
-// addresses the C API follows.
+// handle; data (or ia, ja and data for a sparse matrix, or data and next for
+// a pair) are the pointers whose addresses the C API follows. Rows of
+// row_length elements, with ghost_rows ghost rows before and after the block
+// in the same buffer (XMPI_Register_rows); a vector's and a sparse matrix's
+// rows are one element.
 struct FortranStructure {
   void* data = nullptr;
+  void* next = nullptr;
   int* ia = nullptr;
   int* ja = nullptr;
   int kind = kVector;
   int scheme = XMPI_DISTRIBUTED;
   long long size = 0;
+  long long row_length = 1;
+  int ghost_rows = 0;
   long long nnz_total = 0;
   long long element_bytes = 0;
   bool registered = false;
@@ -93,24 +103,27 @@ void* allocate(long long bytes) {
 
 void free_buffers(FortranStructure& s) {
   std::free(s.data);
+  std::free(s.next);
   std::free(s.ia);
   std::free(s.ja);
-  s.data = nullptr;
+  s.data = s.next = nullptr;
   s.ia = s.ja = nullptr;
 }
 
-// The zero-filled buffers of this process's block, registered; a sparse
-// matrix's row offsets are the block's `ia` (rows + 1 entries, from 0).
+// The zero-filled buffers of this process's block (with its ghost rows),
+// registered; a sparse matrix's row offsets are the block's `ia` (rows + 1
+// entries, from 0).
 void register_structure(FortranStructure& s, const int* ia, MPI_Datatype type) {
   const long long rows = local_rows(s);
-  const long long row_elements = s.kind == kDense ? s.size : 1;
   const long long local_nnz = s.kind == kSparse ? ia[rows] : 0;
   if (local_nnz < 0 || local_nnz > s.nnz_total) {
     fail(XMPI_ERR_ARG, "ia(count+1)=" + std::to_string(local_nnz) +
                            ": expected 0 to nnz=" + std::to_string(s.nnz_total));
   }
-  const long long elements = s.kind == kSparse ? local_nnz : rows * row_elements;
+  const long long held_rows = rows + 2LL * s.ghost_rows;
+  const long long elements = s.kind == kSparse ? local_nnz : held_rows * s.row_length;
   s.data = allocate(elements * s.element_bytes);
+  if (s.kind == kPair) s.next = allocate(elements * s.element_bytes);
   const auto scheme = static_cast<XMPI_Scheme>(s.scheme);
   if (s.kind == kSparse) {
     const auto int_bytes = static_cast<long long>(sizeof(int));
@@ -118,6 +131,10 @@ void register_structure(FortranStructure& s, const int* ia, MPI_Datatype type) {
     std::memcpy(s.ia, ia, static_cast<std::size_t>((rows + 1) * int_bytes));
     s.ja = static_cast<int*>(allocate(local_nnz * int_bytes));
     check(XMPI_Register_sparse(&s.ia, &s.ja, &s.data, s.size, s.nnz_total, type, scheme));
+  } else if (s.kind == kPair) {
+    check(XMPI_Register_pair(&s.data, &s.next, s.size, s.row_length, s.ghost_rows, type, scheme));
+  } else if (s.kind == kRows) {
+    check(XMPI_Register_rows(&s.data, s.size, s.row_length, s.ghost_rows, type, scheme));
   } else if (s.kind == kDense) {
     check(XMPI_Register_dense(&s.data, s.size, type, scheme));
   } else {
@@ -126,18 +143,26 @@ void register_structure(FortranStructure& s, const int* ia, MPI_Datatype type) {
   s.registered = true;
 }
 
+FortranStructure& registered(FortranStructure* s) {
+  if (s == nullptr || !s->registered) fail(XMPI_ERR_ARG, "the XMPI_Array is not registered");
+  return *s;
+}
+
 }  // namespace
 
 extern "C" {
 
-// Registers a vector (kind 0), dense matrix (1) or CSR matrix (2) of `size`
-// rows in new flexmpi-owned storage; *handle receives it. Sparse only: nnz,
-// the whole matrix's nonzeros, and ia, the block's row offsets (rows + 1).
-int flexmpi_f_register(FortranStructure** handle, int kind, long long size, long long nnz,
-                       const int* ia, MPI_Fint type, int scheme) {
+// Registers a vector (kind 0), dense matrix (1), CSR matrix (2), rows (3) or
+// swapped pair of rows (4) of `size` rows of `row_length` elements (1 for a
+// vector or CSR matrix, size for a dense one) with `ghost_rows` ghost rows
+// (rows and pairs) in new flexmpi-owned storage; *handle receives it. Sparse
+// only: nnz, the whole matrix's nonzeros, and ia, the block's row offsets
+// (rows + 1).
+int flexmpi_f_register(FortranStructure** handle, int kind, long long size, long long row_length,
+                       int ghost_rows, long long nnz, const int* ia, MPI_Fint type, int scheme) {
   return guarded([&] {
     *handle = nullptr;
-    if (kind < kVector || kind > kSparse) fail(XMPI_ERR_ARG, "unknown structure kind");
+    if (kind < kVector || kind > kPair) fail(XMPI_ERR_ARG, "unknown structure kind");
     const MPI_Datatype c_type = MPI_Type_f2c(type);
     int type_bytes = 0;
     if (c_type == MPI_DATATYPE_NULL || PMPI_Type_size(c_type, &type_bytes) != MPI_SUCCESS) {
@@ -148,6 +173,8 @@ int flexmpi_f_register(FortranStructure** handle, int kind, long long size, long
     s->kind = kind;
     s->scheme = scheme;
     s->size = size;
+    s->row_length = row_length;
+    s->ghost_rows = ghost_rows;
     s->nnz_total = nnz;
     s->element_bytes = type_bytes;
     try {
@@ -163,24 +190,58 @@ int flexmpi_f_register(FortranStructure** handle, int kind, long long size, long
   });
 }
 
-// Where the structure's buffers are now and how many elements this process
-// holds: rows of its block (all rows if replicated), elements of data
-// (rows x size for a dense matrix, the block's nonzeros for a sparse one),
-// elements of a row (size for a dense matrix, else 1).
-int flexmpi_f_view(const FortranStructure* s, void** data, int** ia, int** ja, long long* rows,
-                   long long* elements, long long* row_length, long long* element_bytes) {
+// Where the structure's buffers are now (data and next: the buffers' starts,
+// the first ghost row; next NULL but for a pair) and how many elements this
+// process holds: rows of its block (all rows if replicated), elements of its
+// block (rows x row_length, the block's nonzeros for a sparse matrix), the
+// elements of a row and the ghost rows on each side of the block.
+int flexmpi_f_view(const FortranStructure* s, void** data, void** next, int** ia, int** ja,
+                   long long* rows, long long* elements, long long* row_length, int* ghost_rows,
+                   long long* element_bytes) {
   return guarded([&] {
     if (s == nullptr) fail(XMPI_ERR_ARG, "the XMPI_Array is not registered");
     *data = s->data;
+    *next = s->next;
     *ia = s->ia;
     *ja = s->ja;
     *element_bytes = s->element_bytes;
-    *row_length = s->kind == kDense ? s->size : 1;
+    *row_length = s->row_length;
+    *ghost_rows = s->ghost_rows;
     *rows = s->registered ? local_rows(*s) : 0;
     if (s->kind == kSparse) {
       *elements = s->ia == nullptr ? 0 : s->ia[*rows];
     } else {
-      *elements = *rows * (s->kind == kDense ? s->size : 1);
+      *elements = *rows * s->row_length;
+    }
+    return XMPI_SUCCESS;
+  });
+}
+
+// The application's swap of a pair (current <-> next), on the registered
+// pointers: the buffer flexmpi moves and exchanges as current is then next's.
+int flexmpi_f_swap(FortranStructure* s) {
+  return guarded([&] {
+    if (s == nullptr || s->kind != kPair) {
+      fail(XMPI_ERR_ARG, "the XMPI_Array is not a pair (XMPI_Register_pair)");
+    }
+    std::swap(s->data, s->next);
+    return XMPI_SUCCESS;
+  });
+}
+
+// The halo exchange of the structure's current buffer: operation 0 blocking
+// (XMPI_Halo_exchange), 1 XMPI_Halo_start, 2 XMPI_Halo_finish.
+int flexmpi_f_halo(FortranStructure* s, int operation) {
+  return guarded([&] {
+    void* address = &registered(s).data;
+    if (operation == 0) {
+      check(XMPI_Halo_exchange(address));
+    } else if (operation == 1) {
+      check(XMPI_Halo_start(address));
+    } else if (operation == 2) {
+      check(XMPI_Halo_finish(address));
+    } else {
+      fail(XMPI_ERR_ARG, "unknown halo operation");
     }
     return XMPI_SUCCESS;
   });
@@ -189,7 +250,7 @@ int flexmpi_f_view(const FortranStructure* s, void** data, int** ia, int** ja, l
 // Stops following the structure; its buffers stay (flexmpi_f_free frees them).
 int flexmpi_f_unregister(FortranStructure* s) {
   return guarded([&] {
-    if (s == nullptr || !s->registered) fail(XMPI_ERR_ARG, "the XMPI_Array is not registered");
+    registered(s);
     check(XMPI_Unregister(s->kind == kSparse ? static_cast<void*>(&s->ia) : &s->data));
     s->registered = false;
     return XMPI_SUCCESS;

@@ -13,7 +13,10 @@
 ! Registered arrays live in flexmpi-owned storage (Fortran cannot let C
 ! reallocate an allocatable): an XMPI_Register_* call allocates this process's
 ! block, zero-filled, and XMPI_Array_pointer associates a Fortran pointer
-! with it. A call that may move data (XMPI_Eval_lbalance, XMPI_Eval_reconfig,
+! with it. Rows are contiguous (C's row-major rows): in a rank-2 pointer
+! p(row_length, rows) a row is a column p(:, r), and the distributed
+! dimension is the last one; ghost rows are p(:, 1-ghost_rows:0) and
+! p(:, count+1:count+ghost_rows). A call that may move data (XMPI_Eval_lbalance, XMPI_Eval_reconfig,
 ! XMPI_Redistribute_data, XMPI_Send_data, XMPI_Get_data, XMPI_Resume,
 ! XMPI_Spawn, XMPI_Remove) may change where the block is and its size: call
 ! XMPI_Array_pointer again after it.
@@ -35,7 +38,8 @@ module flexmpi_base
   integer, parameter, public :: XMPI_CHECKPOINTED_EXIT_STATUS = 75
   character(len=*), parameter, public :: XMPI_INFO_BATCH = 'flexmpi_batch'
 
-  ! A registered vector, dense matrix or CSR matrix in flexmpi-owned storage.
+  ! A registered vector, dense matrix, CSR matrix, rows with ghost rows or
+  ! swapped pair of them, in flexmpi-owned storage.
   type, public :: XMPI_Array
      private
      type(c_ptr) :: handle = c_null_ptr
@@ -46,15 +50,20 @@ module flexmpi_base
   public :: XMPI_Get_monitor_totals, XMPI_Get_wsize, XMPI_Get_decomposition
   public :: XMPI_Get_process_status
   public :: XMPI_Register_vector, XMPI_Register_dense, XMPI_Register_sparse
+  public :: XMPI_Register_rows, XMPI_Register_pair
   public :: XMPI_Register_record, XMPI_Unregister, XMPI_Unregister_record, XMPI_Array_free
-  public :: XMPI_Array_pointer, XMPI_Sparse_indices, XMPI_Array_rows
+  public :: XMPI_Array_pointer, XMPI_Sparse_indices, XMPI_Array_rows, XMPI_Array_swap
   public :: XMPI_Redistribute_data, XMPI_Get_blocks_changed
+  public :: XMPI_Halo_exchange, XMPI_Halo_start, XMPI_Halo_finish
   public :: XMPI_Eval_lbalance, XMPI_Eval_reconfig
   public :: XMPI_Spawn, XMPI_Remove, XMPI_Get_data, XMPI_Send_data
   public :: XMPI_Resume, XMPI_Checkpoint
 
   ! A Fortran pointer onto a registered array's block: rank 1 (all local
-  ! elements) or rank 2 (row_length x rows: a dense matrix's row r is p(:, r)).
+  ! elements) or rank 2 (row_length x rows: a dense matrix's row r is p(:, r)),
+  ! with the ghost rows around the block (rank 1: elements 1-ghost_rows*row_length
+  ! to 0 and after the block's); of a pair, the current buffer, and the next
+  ! one in the optional third argument.
   interface XMPI_Array_pointer
      module procedure pointer_real64_1, pointer_real64_2, pointer_real32_1, pointer_real32_2, &
           pointer_int32_1, pointer_int32_2
@@ -163,23 +172,35 @@ module flexmpi_base
 
   ! The shim (src/capi/flexmpi_fortran.cpp): handles, strings, storage.
   interface
-     function f_register(handle, kind, size, nnz, ia, datatype, scheme) &
+     function f_register(handle, kind, size, row_length, ghost_rows, nnz, ia, datatype, scheme) &
           bind(C, name='flexmpi_f_register')
        import :: c_int, c_long_long, c_ptr
        type(c_ptr) :: handle
-       integer(c_int), value :: kind, datatype, scheme
-       integer(c_long_long), value :: size, nnz
+       integer(c_int), value :: kind, ghost_rows, datatype, scheme
+       integer(c_long_long), value :: size, row_length, nnz
        integer(c_int), optional :: ia(*)
        integer(c_int) :: f_register
      end function f_register
-     function f_view(handle, data, ia, ja, rows, elements, row_length, element_bytes) &
-          bind(C, name='flexmpi_f_view')
+     function f_view(handle, data, next, ia, ja, rows, elements, row_length, ghost_rows, &
+          element_bytes) bind(C, name='flexmpi_f_view')
        import :: c_int, c_long_long, c_ptr
        type(c_ptr), value :: handle
-       type(c_ptr) :: data, ia, ja
+       type(c_ptr) :: data, next, ia, ja
        integer(c_long_long) :: rows, elements, row_length, element_bytes
+       integer(c_int) :: ghost_rows
        integer(c_int) :: f_view
      end function f_view
+     function f_swap(handle) bind(C, name='flexmpi_f_swap')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: handle
+       integer(c_int) :: f_swap
+     end function f_swap
+     function f_halo(handle, operation) bind(C, name='flexmpi_f_halo')
+       import :: c_int, c_ptr
+       type(c_ptr), value :: handle
+       integer(c_int), value :: operation
+       integer(c_int) :: f_halo
+     end function f_halo
      function f_unregister(handle) bind(C, name='flexmpi_f_unregister')
        import :: c_int, c_ptr
        type(c_ptr), value :: handle
@@ -231,7 +252,18 @@ module flexmpi_base
      end function f_remove
   end interface
 
-  integer(c_int), parameter :: KIND_VECTOR = 0, KIND_DENSE = 1, KIND_SPARSE = 2
+  integer(c_int), parameter :: KIND_VECTOR = 0, KIND_DENSE = 1, KIND_SPARSE = 2, KIND_ROWS = 3, &
+       KIND_PAIR = 4
+  integer(c_int), parameter :: HALO_EXCHANGE = 0, HALO_START = 1, HALO_FINISH = 2
+
+  ! Where a registered array's buffers are and how they are laid out
+  ! (flexmpi_f_view): `elements` of the block (a sparse matrix's nonzeros),
+  ! `held` with the ghost rows, which start the buffer.
+  type :: Layout
+     type(c_ptr) :: data = c_null_ptr, next = c_null_ptr, ia = c_null_ptr, ja = c_null_ptr
+     integer(c_long_long) :: rows = 0, elements = 0, held = 0, row_length = 1
+     integer(c_int) :: ghost_rows = 0
+  end type Layout
 
 contains
 
@@ -387,8 +419,8 @@ contains
     type(XMPI_Array), intent(inout) :: array
     integer, intent(in) :: size, datatype, scheme
     integer, intent(out), optional :: ierror
-    call finish(f_register(array%handle, KIND_VECTOR, int(size, c_long_long), 0_c_long_long, &
-         datatype=datatype, scheme=scheme), 'XMPI_Register_vector', ierror)
+    call finish(f_register(array%handle, KIND_VECTOR, int(size, c_long_long), 1_c_long_long, &
+         0_c_int, 0_c_long_long, datatype=datatype, scheme=scheme), 'XMPI_Register_vector', ierror)
   end subroutine XMPI_Register_vector
 
   !> A size x size matrix by row blocks; viewed as p(size, rows): row r is p(:, r).
@@ -396,9 +428,61 @@ contains
     type(XMPI_Array), intent(inout) :: array
     integer, intent(in) :: size, datatype, scheme
     integer, intent(out), optional :: ierror
-    call finish(f_register(array%handle, KIND_DENSE, int(size, c_long_long), 0_c_long_long, &
-         datatype=datatype, scheme=scheme), 'XMPI_Register_dense', ierror)
+    call finish(f_register(array%handle, KIND_DENSE, int(size, c_long_long), &
+         int(size, c_long_long), 0_c_int, 0_c_long_long, datatype=datatype, scheme=scheme), &
+         'XMPI_Register_dense', ierror)
   end subroutine XMPI_Register_dense
+
+  !> `rows` rows of row_length elements with ghost_rows ghost rows before and
+  !> after the block; viewed as p(row_length, 1-ghost_rows:count+ghost_rows).
+  subroutine XMPI_Register_rows(array, rows, row_length, ghost_rows, datatype, scheme, ierror)
+    type(XMPI_Array), intent(inout) :: array
+    integer, intent(in) :: rows, row_length, ghost_rows, datatype, scheme
+    integer, intent(out), optional :: ierror
+    call finish(f_register(array%handle, KIND_ROWS, int(rows, c_long_long), &
+         int(row_length, c_long_long), ghost_rows, 0_c_long_long, datatype=datatype, &
+         scheme=scheme), 'XMPI_Register_rows', ierror)
+  end subroutine XMPI_Register_rows
+
+  !> Two buffers of XMPI_Register_rows's layout, current and next, that the
+  !> application swaps with XMPI_Array_swap; they move together.
+  subroutine XMPI_Register_pair(pair, rows, row_length, ghost_rows, datatype, scheme, ierror)
+    type(XMPI_Array), intent(inout) :: pair
+    integer, intent(in) :: rows, row_length, ghost_rows, datatype, scheme
+    integer, intent(out), optional :: ierror
+    call finish(f_register(pair%handle, KIND_PAIR, int(rows, c_long_long), &
+         int(row_length, c_long_long), ghost_rows, 0_c_long_long, datatype=datatype, &
+         scheme=scheme), 'XMPI_Register_pair', ierror)
+  end subroutine XMPI_Register_pair
+
+  !> The time step's swap of a pair: current becomes next and next current
+  !> (associate the pointers again).
+  subroutine XMPI_Array_swap(pair, ierror)
+    type(XMPI_Array), intent(in) :: pair
+    integer, intent(out), optional :: ierror
+    call finish(f_swap(pair%handle), 'XMPI_Array_swap', ierror)
+  end subroutine XMPI_Array_swap
+
+  !> Fills the ghost rows of the array (of a pair: its current buffer) from
+  !> the processes that own those rows; blocking.
+  subroutine XMPI_Halo_exchange(array, ierror)
+    type(XMPI_Array), intent(in) :: array
+    integer, intent(out), optional :: ierror
+    call finish(f_halo(array%handle, HALO_EXCHANGE), 'XMPI_Halo_exchange', ierror)
+  end subroutine XMPI_Halo_exchange
+
+  !> Starts the halo exchange: read the buffer, do not write it, until XMPI_Halo_finish.
+  subroutine XMPI_Halo_start(array, ierror)
+    type(XMPI_Array), intent(in) :: array
+    integer, intent(out), optional :: ierror
+    call finish(f_halo(array%handle, HALO_START), 'XMPI_Halo_start', ierror)
+  end subroutine XMPI_Halo_start
+
+  subroutine XMPI_Halo_finish(array, ierror)
+    type(XMPI_Array), intent(in) :: array
+    integer, intent(out), optional :: ierror
+    call finish(f_halo(array%handle, HALO_FINISH), 'XMPI_Halo_finish', ierror)
+  end subroutine XMPI_Halo_finish
 
   !> A CSR matrix: ia, this block's count+1 row offsets from 0 (copied); ja
   !> (0-based global columns) and the values are then filled through
@@ -407,8 +491,8 @@ contains
     type(XMPI_Array), intent(inout) :: array
     integer, intent(in) :: size, nnz, ia(:), datatype, scheme
     integer, intent(out), optional :: ierror
-    call finish(f_register(array%handle, KIND_SPARSE, int(size, c_long_long), &
-         int(nnz, c_long_long), ia, datatype, scheme), 'XMPI_Register_sparse', ierror)
+    call finish(f_register(array%handle, KIND_SPARSE, int(size, c_long_long), 1_c_long_long, &
+         0_c_int, int(nnz, c_long_long), ia, datatype, scheme), 'XMPI_Register_sparse', ierror)
   end subroutine XMPI_Register_sparse
 
   !> Stops following the array; its storage stays readable until XMPI_Array_free.
@@ -442,35 +526,37 @@ contains
     call finish(c_unregister(c_loc(buffer)), 'XMPI_Unregister_record', ierror)
   end subroutine XMPI_Unregister_record
 
-  ! Where the array's block is now: data, rows, elements; a kind of another
-  ! size than the registered datatype's stops the program (bits 0: any).
-  subroutine view(array, bits, data, rows, elements, row_length, ia, ja)
+  ! Where the array's buffers are now; a kind of another size than the
+  ! registered datatype's (bits 0: any), or a next buffer asked of an array
+  ! that is not a pair, stops the program.
+  function layout_of(array, bits, with_next, routine) result(at)
     type(XMPI_Array), intent(in) :: array
     integer, intent(in) :: bits
-    type(c_ptr), intent(out) :: data
-    integer(c_long_long), intent(out) :: rows, elements, row_length
-    type(c_ptr), intent(out), optional :: ia, ja
-    type(c_ptr) :: offsets, columns
+    logical, intent(in) :: with_next
+    character(len=*), intent(in) :: routine
+    type(Layout) :: at
     integer(c_long_long) :: element_bytes
-    call finish(f_view(array%handle, data, offsets, columns, rows, elements, row_length, &
-         element_bytes), 'XMPI_Array_pointer')
+    call finish(f_view(array%handle, at%data, at%next, at%ia, at%ja, at%rows, at%elements, &
+         at%row_length, at%ghost_rows, element_bytes), routine)
+    at%held = at%elements + 2 * at%ghost_rows * at%row_length
     if (bits /= 0 .and. bits /= 8 * element_bytes) then
-       write (error_unit, '(a,i0,a,i0,a)') 'flexmpi: XMPI_Array_pointer: a pointer of ', &
-            bits / 8, '-byte elements onto an array of ', element_bytes, '-byte elements'
+       write (error_unit, '(3a,i0,a,i0,a)') 'flexmpi: ', routine, ': a pointer of ', bits / 8, &
+            '-byte elements onto an array of ', element_bytes, '-byte elements'
        error stop 1
     end if
-    if (present(ia)) ia = offsets
-    if (present(ja)) ja = columns
-  end subroutine view
+    if (with_next .and. .not. c_associated(at%next)) then
+       write (error_unit, '(3a)') 'flexmpi: ', routine, &
+            ': a next buffer of an array that is not a pair (XMPI_Register_pair)'
+       error stop 1
+    end if
+  end function layout_of
 
   !> Rows of the array this process holds now (its block; all if replicated).
   integer function XMPI_Array_rows(array)
     type(XMPI_Array), intent(in) :: array
-    type(c_ptr) :: data, offsets, columns
-    integer(c_long_long) :: rows, elements, row_length, element_bytes
-    call finish(f_view(array%handle, data, offsets, columns, rows, elements, row_length, &
-         element_bytes), 'XMPI_Array_rows')
-    XMPI_Array_rows = int(rows)
+    type(Layout) :: at
+    at = layout_of(array, 0, .false., 'XMPI_Array_rows')
+    XMPI_Array_rows = int(at%rows)
   end function XMPI_Array_rows
 
   !> A sparse array's row offsets ia(count+1) and columns ja(nnz of the block),
@@ -478,65 +564,94 @@ contains
   subroutine XMPI_Sparse_indices(array, ia, ja)
     type(XMPI_Array), intent(in) :: array
     integer(c_int), pointer, intent(out) :: ia(:), ja(:)
-    type(c_ptr) :: data, offsets, columns
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, 0, data, rows, elements, row_length, offsets, columns)
-    call c_f_pointer(offsets, ia, [rows + 1])
-    call c_f_pointer(columns, ja, [elements])
+    type(Layout) :: at
+    at = layout_of(array, 0, .false., 'XMPI_Sparse_indices')
+    call c_f_pointer(at%ia, ia, [at%rows + 1])
+    call c_f_pointer(at%ja, ja, [at%elements])
   end subroutine XMPI_Sparse_indices
 
-  subroutine pointer_real64_1(array, p)
+  subroutine pointer_real64_1(array, p, next)
     type(XMPI_Array), intent(in) :: array
     real(c_double), pointer, intent(out) :: p(:)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [elements])
+    real(c_double), pointer, intent(out), optional :: next(:)
+    real(c_double), pointer :: whole(:)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%held])
+    p(1 - at%ghost_rows * at%row_length:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%held])
+    next(1 - at%ghost_rows * at%row_length:) => whole
   end subroutine pointer_real64_1
 
-  subroutine pointer_real64_2(array, p)
+  subroutine pointer_real64_2(array, p, next)
     type(XMPI_Array), intent(in) :: array
     real(c_double), pointer, intent(out) :: p(:, :)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [row_length, rows])
+    real(c_double), pointer, intent(out), optional :: next(:, :)
+    real(c_double), pointer :: whole(:, :)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    p(1:, 1 - at%ghost_rows:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    next(1:, 1 - at%ghost_rows:) => whole
   end subroutine pointer_real64_2
 
-  subroutine pointer_real32_1(array, p)
+  subroutine pointer_real32_1(array, p, next)
     type(XMPI_Array), intent(in) :: array
     real(c_float), pointer, intent(out) :: p(:)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [elements])
+    real(c_float), pointer, intent(out), optional :: next(:)
+    real(c_float), pointer :: whole(:)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%held])
+    p(1 - at%ghost_rows * at%row_length:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%held])
+    next(1 - at%ghost_rows * at%row_length:) => whole
   end subroutine pointer_real32_1
 
-  subroutine pointer_real32_2(array, p)
+  subroutine pointer_real32_2(array, p, next)
     type(XMPI_Array), intent(in) :: array
     real(c_float), pointer, intent(out) :: p(:, :)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [row_length, rows])
+    real(c_float), pointer, intent(out), optional :: next(:, :)
+    real(c_float), pointer :: whole(:, :)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    p(1:, 1 - at%ghost_rows:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    next(1:, 1 - at%ghost_rows:) => whole
   end subroutine pointer_real32_2
 
-  subroutine pointer_int32_1(array, p)
+  subroutine pointer_int32_1(array, p, next)
     type(XMPI_Array), intent(in) :: array
     integer(c_int), pointer, intent(out) :: p(:)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [elements])
+    integer(c_int), pointer, intent(out), optional :: next(:)
+    integer(c_int), pointer :: whole(:)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%held])
+    p(1 - at%ghost_rows * at%row_length:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%held])
+    next(1 - at%ghost_rows * at%row_length:) => whole
   end subroutine pointer_int32_1
 
-  subroutine pointer_int32_2(array, p)
+  subroutine pointer_int32_2(array, p, next)
     type(XMPI_Array), intent(in) :: array
     integer(c_int), pointer, intent(out) :: p(:, :)
-    type(c_ptr) :: data
-    integer(c_long_long) :: rows, elements, row_length
-    call view(array, storage_size(p), data, rows, elements, row_length)
-    call c_f_pointer(data, p, [row_length, rows])
+    integer(c_int), pointer, intent(out), optional :: next(:, :)
+    integer(c_int), pointer :: whole(:, :)
+    type(Layout) :: at
+    at = layout_of(array, storage_size(p), present(next), 'XMPI_Array_pointer')
+    call c_f_pointer(at%data, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    p(1:, 1 - at%ghost_rows:) => whole
+    if (.not. present(next)) return
+    call c_f_pointer(at%next, whole, [at%row_length, at%rows + 2 * at%ghost_rows])
+    next(1:, 1 - at%ghost_rows:) => whole
   end subroutine pointer_int32_2
 
   ! ---- redistribution, load balancing, malleability ----------------------------

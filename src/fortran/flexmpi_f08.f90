@@ -6,10 +6,11 @@ module flexmpi_f08
   use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Info
   use flexmpi_base, base_register_vector => XMPI_Register_vector, &
        base_register_dense => XMPI_Register_dense, base_register_sparse => XMPI_Register_sparse, &
+       base_register_rows => XMPI_Register_rows, base_register_pair => XMPI_Register_pair, &
        base_register_record => XMPI_Register_record, base_spawn => XMPI_Spawn
   implicit none
   private :: base_register_vector, base_register_dense, base_register_sparse
-  private :: base_register_record, base_spawn
+  private :: base_register_rows, base_register_pair, base_register_record, base_spawn
 
   !> Use it wherever the program used MPI_COMM_WORLD: current from MPI_Init on
   !> and after every reconfiguration (bound to the C side's handle); read-only.
@@ -32,6 +33,22 @@ contains
     integer, intent(out), optional :: ierror
     call base_register_dense(array, size, datatype%MPI_VAL, scheme, ierror)
   end subroutine XMPI_Register_dense
+
+  subroutine XMPI_Register_rows(array, rows, row_length, ghost_rows, datatype, scheme, ierror)
+    type(XMPI_Array), intent(inout) :: array
+    integer, intent(in) :: rows, row_length, ghost_rows, scheme
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(out), optional :: ierror
+    call base_register_rows(array, rows, row_length, ghost_rows, datatype%MPI_VAL, scheme, ierror)
+  end subroutine XMPI_Register_rows
+
+  subroutine XMPI_Register_pair(pair, rows, row_length, ghost_rows, datatype, scheme, ierror)
+    type(XMPI_Array), intent(inout) :: pair
+    integer, intent(in) :: rows, row_length, ghost_rows, scheme
+    type(MPI_Datatype), intent(in) :: datatype
+    integer, intent(out), optional :: ierror
+    call base_register_pair(pair, rows, row_length, ghost_rows, datatype%MPI_VAL, scheme, ierror)
+  end subroutine XMPI_Register_pair
 
   subroutine XMPI_Register_sparse(array, size, nnz, ia, datatype, scheme, ierror)
     type(XMPI_Array), intent(inout) :: array
