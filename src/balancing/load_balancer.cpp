@@ -89,6 +89,35 @@ std::vector<double> median_speeds(const std::deque<IntervalReport>& window,
   return speeds;
 }
 
+// The report with every process's time of one kind. On a shared PE the
+// monitor scales a process's computation by its CPU share only where it can
+// tell that share (share_correction), and a loaded machine leaves some ranks
+// of an interval with it and some without: a full-speed rank's 2.4 ms scaled
+// by its 20 % share to 11 ms beside a half-speed rank's unscaled 5 ms read as
+// the half-speed rank twice as fast, and the rows moved the wrong way. Where
+// any shared process lacks the correction, every process goes without it.
+IntervalReport with_comparable_times(const IntervalReport& report, double dedicated_threshold) {
+  const auto uncorrected = [&](const ProcessInterval& p) {
+    return !p.node_oversubscribed && p.shared_fraction() > dedicated_threshold &&
+           p.share_correction <= 0.0;
+  };
+  if (std::none_of(report.processes.begin(), report.processes.end(), uncorrected)) return report;
+  IntervalReport comparable = report;
+  for (ProcessInterval& p : comparable.processes) p.share_correction = 0.0;
+  return comparable;
+}
+
+// The slowest process's time per iteration of `blocks` at `speeds` (metric
+// per second, all positive).
+double slowest_block_seconds(const Decomposition& blocks, const std::vector<double>& speeds,
+                             const std::vector<double>& row_work) {
+  double slowest = 0.0;
+  for (std::size_t i = 0; i < blocks.size() && i < speeds.size(); ++i) {
+    slowest = std::max(slowest, block_work(blocks[i], row_work) / speeds[i]);
+  }
+  return slowest;
+}
+
 }  // namespace
 
 nlohmann::json BalanceDecision::to_json() const {
@@ -211,14 +240,9 @@ bool LoadBalancer::pays_across_load_states(const Situation& situation,
   const std::vector<double> now = median_speeds(evidence_, dedicated_threshold_);
   const std::size_t p = situation.current.size();
   if (before.size() != p || now.size() != p || proposed.size() != p) return true;
-  // Slowest process's time per iteration of `blocks` at `speeds`.
   const auto iteration_seconds = [&](const Decomposition& blocks,
                                      const std::vector<double>& speeds) {
-    double slowest = 0.0;
-    for (std::size_t i = 0; i < p; ++i) {
-      slowest = std::max(slowest, block_work(blocks[i], situation.row_work) / speeds[i]);
-    }
-    return slowest;
+    return slowest_block_seconds(blocks, speeds, situation.row_work);
   };
   const auto positive = [](const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return x > 0.0; });
@@ -324,8 +348,19 @@ void LoadBalancer::follow_up(const PartitionInput& input, BalanceDecision& decis
     MoveOutcome outcome = *unchecked_move_;
     unchecked_move_.reset();
     outcome.measured_seconds = slowest_wall_per_iteration(evidence_);
-    if (outcome.measured_seconds >
-        outcome.before_seconds * (1.0 + kHarmShareOfThreshold * imbalance_threshold_)) {
+    const double harm = 1.0 + kHarmShareOfThreshold * imbalance_threshold_;
+    // Slower iterations are the move's doing only if the blocks it left would
+    // run faster at the speeds measured since: an outside load that slows
+    // every rank alike (a busy shared machine) makes the wall time longer
+    // whatever the blocks, and undoing on it alone took a 2:1 split back to
+    // the even one, which the next window moved again, over and over. An
+    // empty block has no speed to judge by: the wall time decides alone.
+    const std::vector<double> speeds = evidence_speeds();
+    const bool blocks_left_faster =
+        std::any_of(speeds.begin(), speeds.end(), [](double speed) { return speed <= 0.0; }) ||
+        slowest_block_seconds(input.current, speeds, input.row_work) >
+            slowest_block_seconds(blocks_before_move_, speeds, input.row_work) * harm;
+    if (outcome.measured_seconds > outcome.before_seconds * harm && blocks_left_faster) {
       undo_to_ = blocks_before_move_;
     }
     if (outcome.delivered() < kDeliveredEnough) {
@@ -387,7 +422,7 @@ BalanceDecision LoadBalancer::undo_move(const Situation& situation, const Partit
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
-  BalanceDecision decision = judge(report, situation);
+  BalanceDecision decision = judge(with_comparable_times(report, dedicated_threshold_), situation);
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);
