@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "balancing/fpm/piecewise_linear_speed.hpp"
 #include "balancing/fpm_akima/akima_speed_function.hpp"
 #include "balancing/fpm_akima/fpm_akima_partitioner.hpp"
 #include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
-#include "balancing/fpm/piecewise_linear_speed.hpp"
 #include "balancing/partitioner.hpp"
 #include "config/config.hpp"
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <random>
 
-#include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "balancing/fpm/piecewise_linear_speed.hpp"
+#include "balancing/fpm_geometric/fpm_geometric_partitioner.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {
