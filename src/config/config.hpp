@@ -61,11 +61,8 @@ struct Config {
   std::string hostfile;  ///< processor description (empty: none)
   std::vector<NodeDescription> hosts;                          ///< its nodes, parsed and validated
   SchedulingPolicy scheduler = SchedulingPolicy::balance_all;  ///< where spawned processes go
-  std::string resources = "hostfile";  ///< hostfile | scenario:FILE (resource manager)
-  /// ompi-server's URI file: Slurm helper jobs start new processes, which join (empty: spawn)
-  std::string slurm_join;
-  std::string slurm_mpiexec = "mpiexec";  ///< the mpiexec a helper job starts them with
-  std::string machine_profile_file;       ///< flexmpi-calibrate's JSON (empty: the defaults)
+  std::string resources = "hostfile";  ///< the resource-manager backend: NAME or NAME:ARGUMENT
+  std::string machine_profile_file;    ///< flexmpi-calibrate's JSON (empty: the defaults)
   MachineProfile machine_profile = MachineProfile::defaults();  ///< it, loaded and validated
   std::string work_profile_file;  ///< an earlier run's trace (empty: extrapolate the work)
   std::shared_ptr<const WorkProfile> work_profile;  ///< it, loaded and validated
@@ -91,7 +88,7 @@ struct Config {
   bool output_errors_fail = true;
   CheckpointSettings checkpoint;  ///< FLEXMPI_CHECKPOINT*, FLEXMPI_RESTART
   /// The settings a strategy declares in its own folder (a partitioner's,
-  /// a policy's), by variable; the strategy reads them.
+  /// a policy's, a resource manager's), by variable; the strategy reads them.
   StrategySettings strategy_settings;
 };
 

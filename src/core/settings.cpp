@@ -145,17 +145,17 @@ std::vector<SettingDescriptor> malleability_settings() {
       {"FLEXMPI_MAX_PROCS", "max-procs", "(mpiexec's slots)", "a whole number from 1 to 1000000000",
        "the most processes the job may reach: XMPI_Spawn beyond it is refused (XMPI_ERR_ARG), a "
        "policy's growth and a schedule's spawn are cut to it, with a warning; default: with "
-       "FLEXMPI_HOSTFILE or Slurm their PEs, else the slots mpiexec gave the job "
-       "(MPI_UNIVERSE_SIZE: -n, --host HOST:SLOTS), else this node's cores, never fewer than "
-       "the processes mpiexec started",
+       "FLEXMPI_HOSTFILE or a resource manager that grants nodes their PEs, else the slots "
+       "mpiexec gave the job (MPI_UNIVERSE_SIZE: -n, --host HOST:SLOTS), else this node's "
+       "cores, never fewer than the processes mpiexec started",
        [](Config& c, std::string_view v) {
          c.max_procs = static_cast<int>(parse_whole_number(v, 1));
        }},
   };
 }
 
-// Resources: hosts, node classes, the resource manager and the machine profile
-// (thesis 4.4, 5.3).
+// Resources: hosts and the resource manager (thesis 4.4, 5.4); a backend's
+// own settings are in its folder.
 std::vector<SettingDescriptor> resource_settings() {
   return {
       {"FLEXMPI_HOSTFILE", "hostfile", "(none)",
@@ -176,23 +176,13 @@ std::vector<SettingDescriptor> resource_settings() {
          parsed_by_component([&] { validate_resources_setting(v); });
          c.resources = std::string(v);
        }},
-      {"FLEXMPI_SLURM_JOIN", "slurm-join", "(spawn)",
-       "the readable file in which ompi-server wrote its URI (ompi-server -r FILE)",
-       "with FLEXMPI_RESOURCES=slurm, new processes start inside the helper job of their node "
-       "and join the job (MPI_Comm_connect) instead of MPI_Comm_spawn; mpiexec must have been "
-       "given --ompi-server file:FILE",
-       [](Config& c, std::string_view v) {
-         // a directory, or a file that cannot be read, named
-         parsed_by_component(
-             [&] { return read_text_file(std::string(v), "ompi-server URI", Errc::bad_config); });
-         c.slurm_join = std::string(v);
-       }},
-      {"FLEXMPI_SLURM_MPIEXEC", "slurm-mpiexec", "mpiexec", "a command (Open MPI's mpiexec)",
-       "the mpiexec a helper job starts joining processes with (FLEXMPI_SLURM_JOIN)",
-       [](Config& c, std::string_view v) {
-         if (v.empty()) throw SettingRejected{};
-         c.slurm_mpiexec = std::string(v);
-       }},
+  };
+}
+
+// What the nodes are worth and cost: node classes, the emulated cluster, the
+// machine profile, a work profile (thesis 4.4, 5.3).
+std::vector<SettingDescriptor> machine_settings() {
+  return {
       {"FLEXMPI_NODE_CLASSES", "node-classes", "(none)",
        "a readable file of '<procType> <speed> [<cost per PE-hour> [<watts per PE>]]' lines",
        "what a PE of each node class is worth (thesis Table 6.4): policies, emulated cluster",
@@ -318,7 +308,7 @@ std::vector<SettingDescriptor> checkpoint_settings() {
          parsed_by_component([&] { parse_checkpoint_period(v, c.checkpoint); });
        }},
       {"FLEXMPI_CHECKPOINT_SIGNALS", "checkpoint-signals", "USR1", "USR1 or USR1,TERM",
-       "signals that make every process checkpoint at the next iteration end (Slurm: "
+       "signals that make every process checkpoint at the next iteration end (sbatch: "
        "--signal=B:USR1@60 with the batch script forwarding it, or --signal=USR1@60)",
        [](Config& c, std::string_view v) {
          parsed_by_component([&] { parse_checkpoint_signals(v, c.checkpoint); });
@@ -359,8 +349,10 @@ std::vector<SettingDescriptor> make_settings() {
   for (const PartitionerDescriptor& partitioner : partitioners()) add(partitioner.settings);
   add(malleability_settings());
   for (const PolicyDescriptor& policy : policies()) add(policy.settings);
+  add(resource_settings());
+  for (const ResourceManagerDescriptor& backend : resource_managers()) add(backend.settings);
   for (const auto& group :
-       {resource_settings(), output_settings(), failure_settings(), checkpoint_settings()}) {
+       {machine_settings(), output_settings(), failure_settings(), checkpoint_settings()}) {
     add(group);
   }
   return table;
@@ -381,7 +373,6 @@ std::vector<FileSetting> input_files(const Config& config) {
   add("FLEXMPI_RESOURCES", resources_input_file(config.resources));
   add("FLEXMPI_MACHINE_PROFILE", config.machine_profile_file);
   add("FLEXMPI_PROFILE", config.work_profile_file);
-  add("FLEXMPI_SLURM_JOIN", config.slurm_join);
   for (const SettingDescriptor& setting : settings()) {
     if (setting.parse && setting.names_input_file) {
       add(setting.variable, config.strategy_settings.text(setting.variable));
@@ -464,11 +455,7 @@ Config load_config(const EnvLookup& lookup, const std::vector<std::string>& name
                 "FLEXMPI_CHECKPOINT_EVERY, _SIGNALS, _ON_SIGNAL and _LATENCY need "
                 "FLEXMPI_CHECKPOINT: the file to write");
   }
-  if (!config.slurm_join.empty() && config.resources != "slurm") {
-    throw Error(Errc::bad_config,
-                "FLEXMPI_SLURM_JOIN needs FLEXMPI_RESOURCES=slurm: only Slurm helper jobs "
-                "start joining processes");
-  }
+  check_resource_settings(config.resources, config.strategy_settings);
   if (const auto check = find_policy(config.policy).check; check != nullptr) check(config);
   check_outputs(input_files(config), output_files(config), Errc::bad_config);
   return config;

@@ -24,7 +24,7 @@ bool ProcessManager::is_spawned_process() {
 ProcessManager::ParentJoin ProcessManager::join_parents() {
   ParentJoin joined;
   if (const char* port = std::getenv(kJoinPortVariable)) {
-    // Started by a Slurm helper job: every running process accepts (accept_launched).
+    // Started by the resource manager: every running process accepts (accept_launched).
     MPI_Comm inter = MPI_COMM_NULL;
     check_mpi(PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter),
               "MPI_Comm_connect (joining)");

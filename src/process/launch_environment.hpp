@@ -18,8 +18,8 @@ namespace flexmpi::launch {
 inline constexpr int kJoinTag = 4301;
 // MPI_Info key of XMPI_Spawn that asks for one spawn for all processes (Alg. 2).
 inline constexpr const char* kBatchKey = "flexmpi_batch";
-// Set by a Slurm helper job for the processes it starts: the port of the
-// job they join (SlurmResources::launch).
+// Set by a resource manager for the processes it starts: the port of the
+// job they join (ResourceManager::launch).
 inline constexpr const char* kJoinPortVariable = "FLEXMPI_JOIN_PORT";
 // Set (MPI_Info "env" key) for the processes flexmpi's own MPI_Comm_spawn
 // starts: a process whose parent is a program's own MPI_Comm_spawn is an

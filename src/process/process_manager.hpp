@@ -42,10 +42,10 @@
 // and at MPI_Finalize rank 0 aborts the job once every process has
 // finished, so that mpiexec ends, non-zero (end_job_if_spawn_failed).
 //
-// With FLEXMPI_SLURM_JOIN, step 2 differs: the Slurm helper job of the
-// chosen node starts the new processes (its own mpiexec), and every running
-// process accepts their connection on an MPI port rank 0 opened
-// (docs/design/slurm.md).
+// With a resource manager that starts processes itself
+// (resources_launch_processes), step 2 differs: the resource manager starts
+// the new processes on the chosen node, and every running process accepts
+// their connection on an MPI port rank 0 opened.
 //
 // Batch spawning (Alg. 2): one MPI_Comm_spawn(_multiple) for all processes
 // of the call; cheaper, but they share an MPI_COMM_WORLD and can only be
@@ -228,7 +228,7 @@ class ProcessManager {
                              Snapshot& snapshot, bool newcomer);
   void record_new_hosts(MPI_Comm merged, int step, int fresh);
   MPI_Comm spawn_one_step(int step);  // rank 0: the spawn; returns rank 0 + children merged
-  /// rank 0, when the resource manager starts processes (Slurm helper jobs):
+  /// rank 0, when the resource manager starts processes:
   /// opens a port (join_port_) and has them launched with it.
   void launch_one_step(int first, int count);
   /// Everyone: accepts the launched processes; the merged communicator.
@@ -264,8 +264,8 @@ class ProcessManager {
   ProcessBound bound_;               // the processes the job may reach (set with scheduler_)
   int warned_granted_pes_ = -1;      // the grants warn_if_beyond_bound last spoke of
   std::vector<double> known_speed_;  // per rank, 0: unknown
-  // Time in submit_allocation since the last traced spawn or removal (with
-  // Slurm: booking or releasing helper jobs), part of its "seconds".
+  // Time in submit_allocation since the last traced spawn or removal (a
+  // batch system's backend books or releases nodes), part of its "seconds".
   double resource_manager_seconds_ = 0.0;
   struct PreparedSpawn {
     std::string command;

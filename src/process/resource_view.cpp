@@ -78,7 +78,7 @@ void ProcessManager::ensure_process_table() {
 Scheduler& ProcessManager::scheduler() {
   if (!scheduler_) {
     resources_ = make_resource_manager(config_.resources, config_.hosts, initial_hosts_,
-                                       {config_.slurm_join, config_.slurm_mpiexec});
+                                       config_.strategy_settings);
     initial_hosts_ = resources_->place_initial_processes(std::move(initial_hosts_));
     scheduler_ = std::make_unique<Scheduler>(resources_->status(0).nodes, config_.scheduler);
     scheduler_->set_initial_processes(initial_hosts_);

@@ -118,8 +118,8 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
     }
     mark_as_flexmpi_spawn(infos[k]);
     if (!host.empty()) where += (where.empty() ? " on " : ", ") + host;
-    // An emulated node, or a Slurm node that is not a host name, is a name
-    // only: MPI places the process on this machine.
+    // An emulated node, or a resource manager's node that is not a host
+    // name (spawn_names_hosts), is a name only: MPI places the process here.
     if (!host.empty() && !config_.emulate_cluster && p.name_hosts) {
       check_mpi(PMPI_Info_set(infos[k], "host", host.c_str()), "MPI_Info_set");
     }
@@ -160,8 +160,9 @@ void ProcessManager::launch_one_step(int first, int count) {
   for (int k = 1; k < count; ++k) {
     if (p.hosts[static_cast<std::size_t>(first + k)] != host) {
       throw Error(Errc::unsupported,
-                  "a batch spawn with FLEXMPI_SLURM_JOIN starts its processes on one node (one "
-                  "helper job), but the scheduler placed them on " +
+                  "FLEXMPI_RESOURCES=" + config_.resources +
+                      " starts a batch spawn's processes on one node, but the scheduler placed "
+                      "them on " +
                       host + " and " + p.hosts[static_cast<std::size_t>(first + k)] +
                       ": spawn them one by one");
     }
@@ -182,8 +183,8 @@ MPI_Comm ProcessManager::accept_launched() {
   // Collective, so that MPI connects every running process with the new
   // ones: they belong to another mpiexec, and a bridge through rank 0 alone
   // (MPI_Intercomm_create, as after a spawn) waits forever for the others'
-  // addresses. A program that cannot start flexmpi never connects
-  // (docs/design/slurm.md: what the join cannot recover from).
+  // addresses. A program that cannot start flexmpi never connects: the
+  // join cannot recover from that (the backend's design notes say more).
   MPI_Comm inter = MPI_COMM_NULL;
   const int code =
       PMPI_Comm_accept(join_port_.c_str(), MPI_INFO_NULL, 0, context_.library_comm(), &inter);
@@ -216,7 +217,7 @@ ProcessManager::Snapshot ProcessManager::take_snapshot() {
 void ProcessManager::run_spawn_steps(int steps, bool newcomer) {
   Snapshot snapshot = take_snapshot();
   // Every node the new processes need is booked before the first starts
-  // (with Slurm: one scheduling pass for all helper jobs, not one per step);
+  // (for a batch system: one scheduling pass for all nodes, not one per step);
   // a spawn that fails gives back what it booked.
   if (context_.rank() == 0 && prepared_) submit_allocation(prepared_->hosts);
   try {
@@ -241,7 +242,7 @@ void ProcessManager::spawn_steps(int steps, bool newcomer, Snapshot& snapshot) {
     MPI_Comm peer = MPI_COMM_NULL;
     const int fresh = spawn_and_agree(step, peer, snapshot, newcomer);
     MPI_Comm merged = MPI_COMM_NULL;
-    if (config_.slurm_join.empty()) {
+    if (!resources_launch_processes(config_.resources, config_.strategy_settings)) {
       // Everyone joins the new processes: rank 0 is the bridge (peer communicator).
       MPI_Comm inter = MPI_COMM_NULL;
       check_mpi(PMPI_Intercomm_create(context_.library_comm(), 0, peer, 1, kJoinTag, &inter),
@@ -276,10 +277,11 @@ int ProcessManager::spawn_and_agree(int step, MPI_Comm& peer, Snapshot& snapshot
     const double start = wall_seconds();
     try {
       peer = spawn_one_step(step);
-      context_.log().debug(
-          "spawn step {}: {} {:.1f} ms", step,
-          config_.slurm_join.empty() ? "MPI_Comm_spawn and merge" : "handed to the helper job",
-          1e3 * (wall_seconds() - start));
+      context_.log().debug("spawn step {}: {} {:.1f} ms", step,
+                           resources_launch_processes(config_.resources, config_.strategy_settings)
+                               ? "handed to the resource manager"
+                               : "MPI_Comm_spawn and merge",
+                           1e3 * (wall_seconds() - start));
       outcome["new"] = prepared_->batch ? prepared_->nprocs : 1;
     } catch (const Error& e) {
       outcome = {{"code", static_cast<int>(e.code())}, {"message", e.what()}};

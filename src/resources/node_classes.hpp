@@ -43,7 +43,7 @@ struct NodeClass {
 [[nodiscard]] double relative_speed(const std::vector<NodeClass>& classes, std::string_view name);
 
 /// The placement of processes whose hosts are names only (the emulated
-/// cluster, FLEXMPI_EMULATE_CLUSTER; a Slurm allocation of nodes that are
+/// cluster, FLEXMPI_EMULATE_CLUSTER; a batch allocation of nodes that are
 /// not host names): the `nprocs` processes mpiexec started fill the PEs of
 /// `nodes` in the order listed, rank 0 first, as mpiexec fills slots.
 /// Error(bad_config) if the nodes have fewer PEs, naming them with `nodes_are`.

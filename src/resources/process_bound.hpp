@@ -3,7 +3,7 @@
 // what mpiexec gave the job would oversubscribe it, one process at a time.
 //
 //   FLEXMPI_MAX_PROCS set      that number, whatever else is known;
-//   a hostfile, or Slurm       no bound of its own: the scheduler never
+//   a hostfile, or a backend   no bound of its own: the scheduler never
 //                              places more processes on a node than its PEs;
 //   else                       the slots mpiexec gave the job
 //                              (MPI_UNIVERSE_SIZE: -n, --host H:SLOTS, the
@@ -37,7 +37,7 @@ struct ProcessBound {
 
 struct ProcessBoundInputs {
   int max_procs_setting = 0;         ///< FLEXMPI_MAX_PROCS, 0: not set
-  bool nodes_described = false;      ///< a hostfile, or Slurm's allocation
+  bool nodes_described = false;      ///< a hostfile, or a backend's grants (grants_bound_processes)
   std::optional<int> universe_size;  ///< MPI_UNIVERSE_SIZE, if MPI sets it
   int cores = 1;                     ///< the cores this process may run on
   int initial_processes = 1;         ///< the processes mpiexec started

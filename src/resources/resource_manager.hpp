@@ -1,20 +1,16 @@
 // The resource manager a malleability policy asks (thesis 5.4, Fig. 5.8:
 // getSystemStatus / submitAllocation): which processing elements the job
 // may use now, and what it uses after a reconfiguration. One interface,
-// backends chosen by FLEXMPI_RESOURCES, each declared by a
-// ResourceManagerDescriptor and registered in resources/CMakeLists.txt:
-//
-//   hostfile       every PE of FLEXMPI_HOSTFILE is granted from the start
-//                  and never reclaimed (without a hostfile: nothing is
-//                  offered, MPI places what the application spawns);
-//   scenario:FILE  a timeline of PEs appearing and being reclaimed, to run
-//                  the thesis's experiments (6.4, 6.5) on one machine;
-//   slurm          the job's Slurm allocation, the partition's idle nodes,
-//                  and reclaims for pending jobs of higher priority
-//                  (slurm_resources.hpp).
+// backends chosen by FLEXMPI_RESOURCES. A backend is one folder of
+// resources/ (copy the smallest to start one): a class behind this
+// interface and a ResourceManagerDescriptor declaring its name, help,
+// argument, settings and capabilities; its CMakeLists.txt registers it
+// (flexmpi_strategy), resources/CMakeLists.txt adds the folder. The
+// default, hostfile (every PE of FLEXMPI_HOSTFILE, never reclaimed), is
+// built into the registry (resource_registry.cpp).
 //
 // A backend is asked on rank 0 only (the process manager broadcasts what it
-// says), so that a real one (Slurm) is queried once per interval.
+// says), so that one backed by a batch system is queried once per interval.
 // Pure logic, no MPI.
 #pragma once
 
@@ -25,19 +21,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/setting.hpp"
 #include "resources/hostfile.hpp"
 #include "resources/process_bound.hpp"
 
 namespace flexmpi {
-
-/// How a resource manager that launches processes (Slurm helper jobs) starts
-/// them so that they can join the running job: the job's mpiexec was given
-/// ompi-server's URI (--ompi-server file:FILE), and the new processes'
-/// mpiexec gets the same, so that MPI_Comm_connect finds the job's port.
-struct JoinLaunch {
-  std::string server_uri_file;  ///< ompi-server -r FILE (empty: no launching)
-  std::string mpiexec = "mpiexec";
-};
 
 /// getSystemStatus: the nodes and the PEs on each that the job may use now.
 struct SystemStatus {
@@ -77,68 +65,12 @@ class ResourceManager {
                       const std::string& directory, const std::string& port);
 };
 
-/// One line of a scenario: at `iteration`, `nodes` appear or are reclaimed.
-struct ResourceEvent {
-  long long iteration = 0;
-  bool available = true;  ///< available, else reclaim
-  std::vector<NodeDescription> nodes;
-};
-
-/// Parses a scenario (FLEXMPI_RESOURCES=scenario:FILE): one event per line,
-/// '#' starts a comment,
-///
-///   <iteration> available|reclaim <hostname>:<procType>:<numPE>[:<cost>] ...
-///
-/// in iteration order. Error(bad_config) naming the line and what was
-/// expected otherwise. `source` names the file in messages.
-[[nodiscard]] std::vector<ResourceEvent> parse_scenario(const std::string& text,
-                                                        const std::string& source);
-/// parse_scenario of a file; Error(bad_config) if it cannot be read.
-[[nodiscard]] std::vector<ResourceEvent> read_scenario(const std::string& path);
-
-/// The grants of a scenario over time. The initial allocation is the
-/// hostfile's nodes if one is given, else the hosts of the processes mpiexec
-/// started (one PE per process, node class "initial"). An `available` item
-/// adds PEs to its host (a new node, or one of the same class); a `reclaim`
-/// takes them back. The constructor plays the whole timeline and throws
-/// Error(bad_config) for a reclaim of PEs the job does not hold at that
-/// point or a host given two classes, naming the event.
-class ScenarioResources final : public ResourceManager {
- public:
-  ScenarioResources(std::vector<NodeDescription> initial, std::vector<ResourceEvent> events,
-                    std::string source);
-  [[nodiscard]] std::string_view name() const override { return "scenario"; }
-  [[nodiscard]] SystemStatus status(long long iteration) const override;
-  void submit_allocation(const std::map<std::string, int>& processes_per_host) override {
-    submitted_ = processes_per_host;
-  }
-  /// The last allocation submitted.
-  [[nodiscard]] const std::map<std::string, int>& submitted() const { return submitted_; }
-
- private:
-  std::vector<NodeDescription> initial_;
-  std::vector<ResourceEvent> events_;
-  std::map<std::string, int> submitted_;
-};
-
-/// FLEXMPI_RESOURCES=hostfile: the hostfile's nodes, always.
-class HostfileResources final : public ResourceManager {
- public:
-  explicit HostfileResources(std::vector<NodeDescription> nodes) : nodes_(std::move(nodes)) {}
-  [[nodiscard]] std::string_view name() const override { return "hostfile"; }
-  [[nodiscard]] SystemStatus status(long long) const override { return {nodes_, {}}; }
-  void submit_allocation(const std::map<std::string, int>&) override {}
-
- private:
-  std::vector<NodeDescription> nodes_;
-};
-
 /// What a backend is made from.
 struct ResourceManagerInput {
   std::string argument;                    ///< ARGUMENT of FLEXMPI_RESOURCES=NAME:ARGUMENT
   std::vector<NodeDescription> nodes;      ///< FLEXMPI_HOSTFILE's (empty: none)
   std::vector<std::string> initial_hosts;  ///< the host of each process mpiexec started
-  JoinLaunch join;                         ///< how processes it launches join the job
+  const StrategySettings& settings;        ///< the settings the backend declares
 };
 
 /// What a resource-manager backend declares of itself (FLEXMPI_RESOURCES=name
@@ -146,7 +78,7 @@ struct ResourceManagerInput {
 struct ResourceManagerDescriptor {
   std::string_view name;
   std::string_view help;
-  std::string_view argument;  ///< what follows "name:", e.g. "FILE"; empty: nothing
+  std::string_view argument{};  ///< what follows "name:", e.g. "FILE"; empty: nothing
   /// The argument names a file flexmpi reads (checked against the outputs).
   bool argument_is_input_file = false;
   /// Its grants bound the processes the job may reach without FLEXMPI_HOSTFILE.
@@ -155,11 +87,18 @@ struct ResourceManagerDescriptor {
   /// Error(bad_config) saying why.
   void (*validate)(std::string_view argument) = nullptr;
   std::unique_ptr<ResourceManager> (*create)(ResourceManagerInput input) = nullptr;
+  /// The settings only it reads, values in Config::strategy_settings; set
+  /// while FLEXMPI_RESOURCES names another backend, they are refused.
+  std::vector<SettingDescriptor> settings{};
+  /// Whether, with these settings, it starts new processes itself
+  /// (ResourceManager::launch), which join through an MPI port: known on
+  /// every process, while the backend runs on rank 0 only. nullptr: never.
+  bool (*launches_processes)(const StrategySettings& settings) = nullptr;
 };
 
-/// Every backend, in the order resources/CMakeLists.txt registers them.
+/// Every backend: hostfile, then the folders in the order resources/CMakeLists.txt adds them.
 const std::vector<ResourceManagerDescriptor>& resource_managers();
-/// "hostfile, scenario:FILE, ...": the values FLEXMPI_RESOURCES accepts.
+/// "NAME, NAME:ARGUMENT, ...": the values FLEXMPI_RESOURCES accepts.
 std::string resource_manager_forms();
 /// The backend a FLEXMPI_RESOURCES value names (its name, before any ':');
 /// Error(bad_config) naming the known ones otherwise.
@@ -170,17 +109,24 @@ const ResourceManagerDescriptor& find_resource_manager(std::string_view value);
 void validate_resources_setting(std::string_view value);
 
 /// The file FLEXMPI_RESOURCES's argument names when its backend reads one
-/// (scenario:FILE); empty otherwise.
+/// (argument_is_input_file); empty otherwise.
 [[nodiscard]] std::string resources_input_file(std::string_view value);
 /// The backend FLEXMPI_RESOURCES (`setting`) names. nodes: FLEXMPI_HOSTFILE
 /// (empty: none); initial_hosts: the host of each process mpiexec started
-/// (rank order). Takes the two settings, not the Config, so that resources/
-/// stays below config/ (which validates with it).
-/// `join`: FLEXMPI_SLURM_JOIN and FLEXMPI_SLURM_MPIEXEC (slurm only; an
-/// empty URI file: processes are spawned).
+/// (rank order); settings: Config::strategy_settings, where the backend's
+/// own are. Takes these, not the Config, so that resources/ stays below
+/// config/ (which validates with it).
 [[nodiscard]] std::unique_ptr<ResourceManager> make_resource_manager(
     std::string_view setting, std::vector<NodeDescription> nodes,
-    const std::vector<std::string>& initial_hosts, const JoinLaunch& join = {});
+    const std::vector<std::string>& initial_hosts,
+    const StrategySettings& settings = StrategySettings());
+/// Error(bad_config) naming a setting of a backend other than the one
+/// FLEXMPI_RESOURCES (`setting`) names that is set.
+void check_resource_settings(std::string_view setting, const StrategySettings& settings);
+/// Whether the backend `setting` names starts new processes itself with
+/// `settings` (ResourceManagerDescriptor::launches_processes).
+[[nodiscard]] bool resources_launch_processes(std::string_view setting,
+                                              const StrategySettings& settings);
 
 /// What a policy sees of the resources: per node class, the PEs granted,
 /// the processes running and the spawned ones among them, and how many

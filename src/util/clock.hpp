@@ -14,7 +14,7 @@ inline double wall_seconds() noexcept {
 }
 
 /// Seconds since the epoch (CLOCK_REALTIME): for traces, to be matched with
-/// what happened outside the job (a Slurm job's start, a script's clock).
+/// what happened outside the job (a batch job's start, a script's clock).
 inline double unix_seconds() noexcept {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);

@@ -1,5 +1,5 @@
-// Quoting a word for a POSIX shell (flexrun's --dry-run, the scripts Slurm
-// helper jobs run).
+// Quoting a word for a POSIX shell (flexrun's --dry-run, the scripts a
+// resource manager's helper jobs run).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The one reader of flexmpi's settings files (hostfile, schedule, scenario,
+// The one reader of flexmpi's settings files (hostfile, schedule, resource timeline,
 // node classes, DRUM files, machine and work profiles, the ompi-server URI):
 // the whole text, read once before it is parsed, normalised so that every
 // parser sees the same thing and reports the same errors:

@@ -18,7 +18,7 @@
 #include "base/scheduled_action.hpp"
 #include "core/settings.hpp"
 #include "machine/drum_parameters.hpp"
-#include "resources/resource_manager.hpp"
+#include "resources/scenario/scenario_resources.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {

@@ -12,6 +12,7 @@
 #include "flexmpi/error.hpp"
 #include "resources/node_classes.hpp"
 #include "resources/resource_manager.hpp"
+#include "resources/scenario/scenario_resources.hpp"
 #include "scheduler/scheduler.hpp"
 
 namespace flexmpi {

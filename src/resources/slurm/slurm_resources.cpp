@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <any>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "resources/node_classes.hpp"
 #include "util/shell_quote.hpp"
 #include "util/split.hpp"
+#include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
@@ -114,6 +116,39 @@ std::vector<NodeDescription> idle_nodes(const SlurmJob& job, const SlurmHoldings
     }
   }
   return idle;
+}
+
+constexpr std::string_view kJoinSetting = "FLEXMPI_SLURM_JOIN";
+constexpr std::string_view kMpiexecSetting = "FLEXMPI_SLURM_MPIEXEC";
+
+// Helper jobs start the new processes, which join, instead of MPI_Comm_spawn
+// (docs/design/slurm.md).
+std::vector<SettingDescriptor> join_settings() {
+  return {
+      {kJoinSetting, "slurm-join", "(spawn)",
+       "the readable file in which ompi-server wrote its URI (ompi-server -r FILE)",
+       "with FLEXMPI_RESOURCES=slurm, new processes start inside the helper job of their node "
+       "and join the job (MPI_Comm_connect) instead of MPI_Comm_spawn; mpiexec must have been "
+       "given --ompi-server file:FILE",
+       [](std::string_view v) -> std::any {
+         // a directory, or a file that cannot be read, named
+         parsed_by_component(
+             [&] { return read_text_file(std::string(v), "ompi-server URI", Errc::bad_config); });
+         return std::string(v);
+       },
+       true},
+      {kMpiexecSetting, "slurm-mpiexec", "mpiexec", "a command (Open MPI's mpiexec)",
+       "the mpiexec a helper job starts joining processes with (FLEXMPI_SLURM_JOIN)",
+       [](std::string_view v) -> std::any {
+         if (v.empty()) throw SettingRejected{};
+         return std::string(v);
+       }},
+  };
+}
+
+JoinLaunch join_launch(const StrategySettings& settings) {
+  return {settings.value_or<std::string>(kJoinSetting, ""),
+          settings.value_or<std::string>(kMpiexecSetting, "mpiexec")};
 }
 
 }  // namespace
@@ -412,17 +447,23 @@ void SlurmResources::release(const std::string& host) {
 }
 
 ResourceManagerDescriptor slurm_resources() {
-  return {"slurm",
-          "the job's Slurm allocation (inside salloc/sbatch), the partition's idle nodes, and "
-          "reclaims for pending jobs of higher priority",
-          "",
-          false,
-          true,
-          [](std::string_view) { (void)slurm_job_from_environment(environment_variable); },
-          [](ResourceManagerInput input) -> std::unique_ptr<ResourceManager> {
-            return std::make_unique<SlurmResources>(
-                slurm_job_from_environment(environment_variable),
-                std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout), std::move(input.join));
+  return {
+      .name = "slurm",
+      .help =
+          "the job's Slurm allocation (inside salloc/sbatch), the partition's idle nodes, "
+          "and reclaims for pending jobs of higher priority",
+      .grants_bound_processes = true,
+      .validate = [](std::string_view) { (void)slurm_job_from_environment(environment_variable); },
+      .create = [](ResourceManagerInput input) -> std::unique_ptr<ResourceManager> {
+        return std::make_unique<SlurmResources>(
+            slurm_job_from_environment(environment_variable),
+            std::make_unique<SystemCommandRunner>(kSlurmCommandTimeout),
+            join_launch(input.settings));
+      },
+      .settings = join_settings(),
+      .launches_processes =
+          [](const StrategySettings& settings) {
+            return !join_launch(settings).server_uri_file.empty();
           }};
 }
 

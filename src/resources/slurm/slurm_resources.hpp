@@ -29,6 +29,15 @@
 
 namespace flexmpi {
 
+/// How Slurm helper jobs start new processes (FLEXMPI_SLURM_JOIN,
+/// FLEXMPI_SLURM_MPIEXEC) so that they can join the running job: the job's mpiexec was given
+/// ompi-server's URI (--ompi-server file:FILE), and the new processes'
+/// mpiexec gets the same, so that MPI_Comm_connect finds the job's port.
+struct JoinLaunch {
+  std::string server_uri_file;  ///< ompi-server -r FILE (empty: no launching)
+  std::string mpiexec = "mpiexec";
+};
+
 /// The job's allocation as Slurm's environment describes it.
 struct SlurmJob {
   std::string id;                  ///< SLURM_JOB_ID
