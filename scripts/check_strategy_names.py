@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A strategy is one folder: outside it, no source file names it.
 
-The strategies are the folders of src/balancing/ (partitioners) and
-src/policies/ (policies) whose sources define the registry entry
-NAME_partitioner() or NAME_policy(); a strategy's names are its folder's and
+The strategies are the folders of src/balancing/ (partitioners),
+src/policies/ (policies) and src/resources/ (resource-manager backends)
+whose sources define the registry entry NAME_partitioner(), NAME_policy()
+or NAME_resources(); a strategy's names are its folder's and
 the name it registers (fpm_akima and fpm-akima). A file of src/, include/ or
 tools/ outside that folder that names one (a whole word, any case, but not
 a library's name of LIBRARIES) is reported, except the add_subdirectory line
@@ -18,7 +19,7 @@ import re
 import subprocess
 import sys
 
-KINDS = {"balancing": "partitioner", "policies": "policy"}
+KINDS = {"balancing": "partitioner", "policies": "policy", "resources": "resources"}
 # Libraries flexmpi implements whose names a partitioner shares: DRUM (the
 # machine model of src/machine, C API include/flexmpi/drum.h, default model
 # file drum.xml) and ULL (the calibrating library of include/ull_calibrate.h).

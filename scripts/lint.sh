@@ -8,9 +8,9 @@
 #               which change when processes are spawned or removed
 #   layering    no folder of src/ includes a header of a folder above it
 #               (scripts/layers.txt)
-#   strategy-names  a partitioner or policy is named only in its own folder,
-#               its parent's add_subdirectory line and the files
-#               scripts/strategy_names_allowed.txt still lists
+#   strategy-names  a partitioner, policy or resource-manager backend is
+#               named only in its own folder, its parent's add_subdirectory
+#               line and the files scripts/strategy_names_allowed.txt still lists
 #   self-contained  the repository explains itself: no reference to a
 #               specification outside it (SPEC), no issue numbers (the
 #               tracker's history is in git), no absolute path of one machine

@@ -4,10 +4,11 @@ add_subdirectory line of its parent, is a new strategy.
 
 Copies the source tree to WORK/source (only the files that changed since the
 last run, keeping their times, so that a rerun rebuilds nothing), copies
-src/balancing/rcp as the partitioner rcp-copy and src/policies/lb as the
-policy lb-copy with their names replaced, adds the two add_subdirectory
+src/balancing/rcp as the partitioner rcp-copy, src/policies/lb as the policy
+lb-copy and src/resources/scenario as the resource-manager backend
+scenario-copy with their names replaced, adds the three add_subdirectory
 lines, builds flexrun there (ccache shares the objects between runs) and
-checks that both names are accepted values of their settings and pass
+checks that the names are accepted values of their settings and pass
 flexrun's check of the environment.
 
     strategy_copy_test.py --source-dir DIR --work DIR --cmake CMAKE --mpi openmpi|mpich
@@ -30,6 +31,10 @@ COPIES = [
     ("src/policies", "lb", "lb_copy",
      {"lb_policy": "lb_copy_policy", "LbPolicy": "LbCopyPolicy", '"lb"': '"lb-copy"',
       "policies/lb/": "policies/lb_copy/", "policy lb)": "policy lb_copy)"}),
+    # Every name of the backend's folder says "scenario": all become the copy's.
+    ("src/resources", "scenario", "scenario_copy",
+     {"scenario": "scenario_copy", "Scenario": "ScenarioCopy",
+      '"scenario_copy"': '"scenario-copy"'}),
 ]
 
 
@@ -94,18 +99,23 @@ def main():
     table = subprocess.run([flexrun, "--settings-table"], check=True, capture_output=True,
                            text=True).stdout
     failures = []
-    for variable, name in [("FLEXMPI_PARTITIONER", "rcp-copy"), ("FLEXMPI_POLICY", "lb-copy")]:
+    for variable, name in [("FLEXMPI_PARTITIONER", "rcp-copy"), ("FLEXMPI_POLICY", "lb-copy"),
+                           ("FLEXMPI_RESOURCES", "scenario-copy")]:
         row = next((r for r in table.splitlines() if r.startswith("| `%s`" % variable)), "")
         if not re.search(r"one of [^|]*\b%s\b" % re.escape(name), row):
             failures.append("%s does not accept %s: %s" % (variable, name, row))
+    # The backend reads its timeline at the check: one PE appears at iteration 10.
+    timeline = pathlib.Path(args.work) / "timeline.txt"
+    write_if_changed(timeline, "10 available localhost:C1:1\n")
     dry_run = subprocess.run([flexrun, "--dry-run", "--partitioner=rcp-copy", "--policy=lb-copy",
-                              "-n", "1", "true"], capture_output=True, text=True)
+                              "--resources=scenario-copy:%s" % timeline.resolve(), "-n", "1",
+                              "true"], capture_output=True, text=True)
     if dry_run.returncode != 0:
         failures.append("flexrun refused the copies: " + dry_run.stderr)
     for failure in failures:
         print("FAILED: " + failure)
     if not failures:
-        print("rcp-copy and lb-copy are strategies: one folder and one line each")
+        print("rcp-copy, lb-copy and scenario-copy are strategies: one folder and one line each")
     return 1 if failures else 0
 
 
