@@ -30,12 +30,17 @@
 //   load moved, or was a burst the window took for long-term) raises the
 //   back-off level: each level doubles the confirmations a move needs and
 //   the margin its gain must clear. A move after which the iterations are
-//   slower than before is undone at once. A move that delivers, or a full
-//   window of steady speeds, lowers the level again. At a level above 0 a
-//   move must also pay averaged over two load states: the window that
-//   justified the last change and the current one (a load that alternates
-//   between cores made every move right for one state and wrong for the
-//   next). Alg. 5's burst/long-term distinction (k) stays underneath;
+//   slower than before, and whose blocks are slower than the ones it left at
+//   the speeds measured since (not a load on every rank), is undone at once.
+//   A move that delivers, or a full window of steady speeds, lowers the
+//   level again. At a level above 0 a move must also pay averaged over two
+//   load states: the window that justified the last change and the current
+//   one (a load that alternates between cores made every move right for one
+//   state and wrong for the next). Alg. 5's burst/long-term distinction (k)
+//   stays underneath;
+// - comparable times: where some shared processes of an interval have the
+//   monitor's CPU-share correction and others not, every process's time is
+//   compared uncorrected (a half-corrected interval inverts the speeds);
 // - a partitioner's own target: where the partitioner does not aim at equal
 //   times (a communication term in a node's power, DRUM thesis 3.1.2.3), a
 //   full window of intervals on the current blocks asks it for its blocks, and
