@@ -3,29 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <numeric>
 
+#include "balancing/evidence_measures.hpp"
 #include "flexmpi/error.hpp"
 #include "util/statistics.hpp"
 
 namespace flexmpi {
 
 namespace {
-
-// (max - min) / max, 0 without a positive time (Alg. 5 evaluateLoadBalance).
-double imbalance_of(const std::vector<double>& times) {
-  if (times.empty()) return 0.0;
-  const auto [low, high] = std::minmax_element(times.begin(), times.end());
-  return *high > 0.0 ? (*high - *low) / *high : 0.0;
-}
-
-// Workload of a block in the model's units: rows, or the sum of its rows' work.
-double block_work(const RowBlock& block, const std::vector<double>& row_work) {
-  if (row_work.empty()) return static_cast<double>(block.count);
-  const auto first = row_work.begin() + block.displ;
-  return std::accumulate(first, first + block.count, 0.0);
-}
 
 // The move the prediction model prices: the blocks now and proposed, the
 // evidence's time per iteration, each block's work.
@@ -43,79 +28,6 @@ RebalanceCase rebalance_case(const LoadBalancer::Situation& situation, const Par
     change.proposed_work.push_back(block_work(proposed[p], situation.row_work));
   }
   return change;
-}
-
-// The largest change of a block, in rows, over the mean block: how far the
-// blocks are from a partitioner's own target.
-double departure(const Decomposition& current, const Decomposition& target,
-                 std::int64_t global_size) {
-  if (current.empty() || global_size <= 0) return 0.0;
-  std::int64_t largest = 0;
-  for (std::size_t p = 0; p < current.size() && p < target.size(); ++p) {
-    largest = std::max(largest, std::abs(target[p].count - current[p].count));
-  }
-  return static_cast<double>(largest) * static_cast<double>(current.size()) /
-         static_cast<double>(global_size);
-}
-
-// The run's time per iteration on the evidence's blocks: per interval the
-// slowest process's wall time per iteration, the median over the intervals.
-double slowest_wall_per_iteration(const std::deque<IntervalReport>& evidence) {
-  std::vector<double> slowest;
-  for (const IntervalReport& report : evidence) {
-    double most = 0.0;
-    for (const ProcessInterval& p : report.processes) {
-      if (p.iterations > 0) most = std::max(most, p.wall / p.iterations);
-    }
-    if (most > 0.0) slowest.push_back(most);
-  }
-  return slowest.empty() ? 0.0 : median(slowest);
-}
-
-// Per process, the median speed (metric per second of effective computation)
-// over `window`.
-std::vector<double> median_speeds(const std::deque<IntervalReport>& window,
-                                  double dedicated_threshold) {
-  if (window.empty()) return {};
-  std::vector<double> speeds;
-  for (std::size_t p = 0; p < window.back().processes.size(); ++p) {
-    std::vector<double> samples;
-    for (const IntervalReport& report : window) {
-      if (p < report.processes.size())
-        samples.push_back(report.processes[p].speed(dedicated_threshold));
-    }
-    speeds.push_back(median(samples));
-  }
-  return speeds;
-}
-
-// The report with every process's time of one kind. On a shared PE the
-// monitor scales a process's computation by its CPU share only where it can
-// tell that share (share_correction), and a loaded machine leaves some ranks
-// of an interval with it and some without: a full-speed rank's 2.4 ms scaled
-// by its 20 % share to 11 ms beside a half-speed rank's unscaled 5 ms read as
-// the half-speed rank twice as fast, and the rows moved the wrong way. Where
-// any shared process lacks the correction, every process goes without it.
-IntervalReport with_comparable_times(const IntervalReport& report, double dedicated_threshold) {
-  const auto uncorrected = [&](const ProcessInterval& p) {
-    return !p.node_oversubscribed && p.shared_fraction() > dedicated_threshold &&
-           p.share_correction <= 0.0;
-  };
-  if (std::none_of(report.processes.begin(), report.processes.end(), uncorrected)) return report;
-  IntervalReport comparable = report;
-  for (ProcessInterval& p : comparable.processes) p.share_correction = 0.0;
-  return comparable;
-}
-
-// The slowest process's time per iteration of `blocks` at `speeds` (metric
-// per second, all positive).
-double slowest_block_seconds(const Decomposition& blocks, const std::vector<double>& speeds,
-                             const std::vector<double>& row_work) {
-  double slowest = 0.0;
-  for (std::size_t i = 0; i < blocks.size() && i < speeds.size(); ++i) {
-    slowest = std::max(slowest, block_work(blocks[i], row_work) / speeds[i]);
-  }
-  return slowest;
 }
 
 }  // namespace
