@@ -221,9 +221,7 @@ Measurement planner(const SyntheticJob& job, int repetitions, std::optional<AmpC
                                  &in.replay};
   // AMP's goal: the remaining run 10 % faster than predicted with no change.
   const std::optional<ClassOffers> offers = build_class_offers(situation);
-  const double now =
-      offers ? predict_remaining(situation, *offers, std::vector<int>(offers->offers.size(), 0))
-             : 1.0;
+  const double now = offers ? CandidatePredictor(situation, *offers).current().seconds : 1.0;
   auto make = [] { return std::make_unique<int>(0); };  // stateless: everything is an input
   auto decide = [&](int&) {
     if (!amp) {

@@ -160,16 +160,6 @@ RunChange run_change(const ClassOffers& offers, const std::vector<int>& delta) {
 
 }  // namespace
 
-RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
-                          const std::vector<int>& delta) {
-  return predict_run(run_state(situation, offers), run_change(offers, delta));
-}
-
-double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
-                         const std::vector<int>& delta) {
-  return predict_run(situation, offers, delta).seconds;
-}
-
 CandidatePredictor::CandidatePredictor(const OfferSituation& situation, ClassOffers offers)
     : offers_(std::move(offers)), state_(run_state(situation, offers_)) {}
 

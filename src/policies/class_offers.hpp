@@ -98,15 +98,6 @@ struct ClassOffers {
 /// corrections and profiled steps: `situation` must outlive it).
 [[nodiscard]] RunState run_state(const OfferSituation& situation, const ClassOffers& offers);
 
-/// The remaining run after the per-class change `delta` (one entry per
-/// offer), by phase: predict_run of the processes and speed it spawns or removes.
-[[nodiscard]] RunPrediction predict_run(const OfferSituation& situation, const ClassOffers& offers,
-                                        const std::vector<int>& delta);
-/// The predicted seconds of the remaining run after the per-class change
-/// `delta`: predict_run(...).seconds.
-[[nodiscard]] double predict_remaining(const OfferSituation& situation, const ClassOffers& offers,
-                                       const std::vector<int>& delta);
-
 /// The remaining runs of one interval's candidates: the offers built once,
 /// the model's state read once, each candidate predicted once (a planner
 /// asks for many; the chosen one's phases are then the same prediction).

@@ -343,12 +343,12 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
   // The prediction applies the new count's: one F spawned makes 3 processes.
   const ClassOffers offers = build_class_offers(situation).value();
-  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 10.0 * 1.1);
+  EXPECT_DOUBLE_EQ(CandidatePredictor(situation, offers).seconds({0, 0}), 10.0 * 1.1);
   situation.iteration_corrections = {};
-  const double uncorrected = predict_remaining(situation, offers, {1, 0});
+  const double uncorrected = CandidatePredictor(situation, offers).seconds({1, 0});
   situation.iteration_corrections = {{2, 1.1}, {6, 1.5}};
   const double reconfiguration = spawn_cost(f.profile, 1) + f.price.predict(1e6 * 100.0 / 250.0);
-  EXPECT_NEAR(predict_remaining(situation, offers, {1, 0}),
+  EXPECT_NEAR(CandidatePredictor(situation, offers).seconds({1, 0}),
               (uncorrected - reconfiguration) * 1.2 + reconfiguration, 1e-12);
   // An irregular program's profile (profiled_steps): the interval measured,
   // then 10 iterations of twice its work and 30 of the same work that ran
@@ -359,17 +359,19 @@ TEST(AmpPolicy, TheCorrectionOfACountIsItsOwnInterpolatedOrTheRisingTrend) {
   const double work = offers.work_per_iteration;
   situation.profiled_steps = {
       {5, 2, work, 1.5, 0.0}, {10, 2, 2 * work, 1.0, 0.01}, {30, 2, work, 3.0, 0.0}};
-  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}), (2.1 + 9.0) / 40.0 * 100.0, 1e-12);
+  EXPECT_NEAR(CandidatePredictor(situation, offers).seconds({0, 0}), (2.1 + 9.0) / 40.0 * 100.0,
+              1e-12);
   // The computation corrected, the overhead offset at the count (never below 0).
   situation.iteration_corrections = {{2, 2.0}};
   situation.overhead_offsets = {{2, -0.005}};
   EXPECT_DOUBLE_EQ(overhead_offset_at(situation, 9), -0.005);  // the nearest, no trend
-  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}),
+  EXPECT_NEAR(CandidatePredictor(situation, offers).seconds({0, 0}),
               (10 * (2 * 0.2 + 0.005) + 30 * 2 * 0.3) / 40.0 * 100.0, 1e-12);
   situation.overhead_offsets = {};
   // Nothing profiled after the interval measured: like it to the end.
   situation.profiled_steps = {{5, 2, work, 1.5, 0.01}};
-  EXPECT_NEAR(predict_remaining(situation, offers, {0, 0}), (2 * 0.15 + 0.01) * 100.0, 1e-12);
+  EXPECT_NEAR(CandidatePredictor(situation, offers).seconds({0, 0}), (2 * 0.15 + 0.01) * 100.0,
+              1e-12);
 }
 
 TEST(RunLearning, LearnsOnRepresentativeIntervalsAndIsReadyOnMeasuredCounts) {
@@ -449,10 +451,11 @@ TEST(AmpPolicy, AChangePaysTheSettlingOfTheIntervalAfterIt) {
   const HpmpFixture f;
   OfferSituation situation{f.report, f.view, f.classes, f.price, f.profile, 0, 100, 1e6, 0.05};
   const ClassOffers offers = build_class_offers(situation).value();
-  const double one_f = predict_remaining(situation, offers, {1, 0});
+  const double one_f = CandidatePredictor(situation, offers).seconds({1, 0});
   situation.change_settling_seconds = 2.0;
-  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {0, 0}), 10.0);  // no change, no settling
-  EXPECT_DOUBLE_EQ(predict_remaining(situation, offers, {1, 0}), one_f + 2.0);
+  EXPECT_DOUBLE_EQ(CandidatePredictor(situation, offers).seconds({0, 0}),
+                   10.0);  // no change, no settling
+  EXPECT_DOUBLE_EQ(CandidatePredictor(situation, offers).seconds({1, 0}), one_f + 2.0);
 }
 
 TEST(AmpPolicy, SettlingCostIsTheIntervalAfterAChangeBeyondTheNextOne) {
