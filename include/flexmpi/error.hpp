@@ -33,9 +33,4 @@ class Error : public std::runtime_error {
   Errc code_;
 };
 
-/// Throws Error(Errc::mpi_failure) naming the call if an MPI return code is not MPI_SUCCESS.
-/// MPI's text for an error code ("" if MPI has none).
-std::string mpi_error_text(int mpi_code);
-void check_mpi(int mpi_code, const char* call);
-
 }  // namespace flexmpi

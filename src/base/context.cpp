@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "base/host_id.hpp"
+#include "base/mpi_check.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 

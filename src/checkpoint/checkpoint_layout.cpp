@@ -3,6 +3,7 @@
 #include <functional>
 #include <vector>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi::checkpoint {

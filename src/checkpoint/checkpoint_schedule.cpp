@@ -5,6 +5,7 @@
 #include <cmath>
 #include <csignal>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "util/clock.hpp"
 #include "util/collective_watchdog.hpp"

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <optional>
 
+#include "base/mpi_check.hpp"
 #include "checkpoint/checkpoint_file.hpp"
 #include "checkpoint/checkpoint_hdf5.hpp"
 #include "checkpoint/checkpoint_layout.hpp"

@@ -15,6 +15,7 @@
 
 #include "balancing/partitioner.hpp"
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/decomposition_state.hpp"
 #include "util/agreement.hpp"

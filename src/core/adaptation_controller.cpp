@@ -11,6 +11,7 @@
 
 #include "balancing/partitioner.hpp"
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "config/config.hpp"
 #include "flexmpi/error.hpp"
 #include "monitoring/monitor.hpp"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "balancing/ull/ull_partitioner.hpp"
+#include "base/mpi_check.hpp"
 #include "core/runtime.hpp"
 #include "util/agreement.hpp"
 #include "util/collective_watchdog.hpp"

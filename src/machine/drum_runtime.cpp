@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "machine/machine_xml.hpp"
 #include "util/collective_watchdog.hpp"

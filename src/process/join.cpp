@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 
 extern char** environ;

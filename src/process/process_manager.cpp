@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "config/config.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"

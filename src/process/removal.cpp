@@ -5,6 +5,7 @@
 
 #include "balancing/partitioner.hpp"
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "flexmpi.h"
 #include "flexmpi/error.hpp"
 #include "process/launch_environment.hpp"

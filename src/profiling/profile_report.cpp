@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "util/output_file.hpp"
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/buffers.hpp"
 #include "redistribution/structure_checks.hpp"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/context.hpp"
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

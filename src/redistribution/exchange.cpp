@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/mpi_check.hpp"
 #include "redistribution/structure_checks.hpp"
 #include "util/agreement.hpp"
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi {

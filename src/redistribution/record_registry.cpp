@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "util/agreement.hpp"
 

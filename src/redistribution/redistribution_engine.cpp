@@ -53,6 +53,7 @@
 #include <string>
 #include <utility>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/redistribution.hpp"
 #include "redistribution/structure_checks.hpp"

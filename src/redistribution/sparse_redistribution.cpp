@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "redistribution/redistribution.hpp"
 #include "redistribution/structure_checks.hpp"

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 
 namespace flexmpi::redistribution {

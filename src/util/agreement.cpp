@@ -3,6 +3,8 @@
 #include <climits>
 #include <string>
 
+#include "base/mpi_check.hpp"
+
 namespace flexmpi {
 
 using nlohmann::json;

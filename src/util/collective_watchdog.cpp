@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/mpi_check.hpp"
 #include "flexmpi/error.hpp"
 #include "util/clock.hpp"
 

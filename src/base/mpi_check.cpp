@@ -1,4 +1,4 @@
-#include "flexmpi/error.hpp"
+#include "base/mpi_check.hpp"
 
 #include <mpi.h>
 
