@@ -95,7 +95,7 @@ MPI_Comm ProcessManager::spawn_one_step(int step) {
   }
   const int first = p.batch ? 0 : step;
   const int count = p.batch ? p.nprocs : 1;
-  if (resources_->launches_processes()) {
+  if (resources_launch_processes(config_.resources, config_.strategy_settings)) {
     launch_one_step(first, count);
     return MPI_COMM_NULL;  // the processes are accepted by everyone (accept_launched)
   }

@@ -14,6 +14,7 @@
 // Pure logic, no MPI.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -54,13 +55,10 @@ class ResourceManager {
   /// "host" info key): not where this backend's host names are not the
   /// machines' names (MPI then places the process).
   [[nodiscard]] virtual bool spawn_names_hosts() const { return true; }
-  /// Whether this backend starts new processes itself (launch), inside what
-  /// it booked, and they join the job through an MPI port, instead of
-  /// MPI_Comm_spawn starting them.
-  [[nodiscard]] virtual bool launches_processes() const { return false; }
   /// Starts `count` processes of `argv` (program first) in `directory` on
   /// `host`, which it holds; each joins through `port` (MPI_Comm_connect).
-  /// Error(unsupported) where launches_processes() is false or `host` is not held.
+  /// Called only where its descriptor's launches_processes says it starts
+  /// processes; Error(unsupported) otherwise or where `host` is not held.
   virtual void launch(const std::string& host, int count, const std::vector<std::string>& argv,
                       const std::string& directory, const std::string& port);
 };
@@ -71,6 +69,44 @@ struct ResourceManagerInput {
   std::vector<NodeDescription> nodes;      ///< FLEXMPI_HOSTFILE's (empty: none)
   std::vector<std::string> initial_hosts;  ///< the host of each process mpiexec started
   const StrategySettings& settings;        ///< the settings the backend declares
+};
+
+/// What flexrun's launch looks like to a backend, before MPI starts: the
+/// environment mpiexec will get (inherited, then flexrun's options) and
+/// facts flexrun knows that the backend cannot.
+struct LaunchSituation {
+  /// A variable of that environment, or nullptr when unset.
+  std::function<const std::string*(const std::string&)> variable;
+  bool open_mpi = false;                  ///< the launcher is Open MPI's mpirun
+  bool policy_changes_processes = false;  ///< FLEXMPI_POLICY spawns and removes processes
+};
+
+/// A variable a backend wants set unless the user set it, and why (shown by
+/// flexrun --dry-run when flexrun set it).
+struct LaunchDefault {
+  std::string variable;
+  std::string value;
+  std::string why;
+};
+
+/// What a backend adds to flexrun's launch (docs/reference/tools.md): for a
+/// batch system, what running inside its allocation needs.
+struct LaunchAdvice {
+  std::vector<LaunchDefault> defaults;
+  /// Variables of the environment Open MPI must pass on to every host (-x).
+  std::vector<std::string> exported;
+  std::vector<std::string> launcher_arguments;  ///< added to mpiexec's command line
+  int processes = 0;                            ///< -n when the user gave none (0: no advice)
+  std::string processes_why;
+  std::vector<std::string> notes;     ///< why the rest was added, for --dry-run
+  std::vector<std::string> warnings;  ///< what it could not find out (flexrun prints them)
+};
+
+/// The launcher a batch system provides, which starts MPI processes of any
+/// MPI (a batch system's srun): how its `--version` answer begins, and its name.
+struct BatchLauncher {
+  std::string_view version_prefix;
+  std::string_view name;
 };
 
 /// What a resource-manager backend declares of itself (FLEXMPI_RESOURCES=name
@@ -94,6 +130,12 @@ struct ResourceManagerDescriptor {
   /// (ResourceManager::launch), which join through an MPI port: known on
   /// every process, while the backend runs on rank 0 only. nullptr: never.
   bool (*launches_processes)(const StrategySettings& settings) = nullptr;
+  /// What it adds to a launch by flexrun, asked of every backend before MPI
+  /// starts (a batch system's: when flexrun runs inside its allocation).
+  /// nullptr: nothing.
+  LaunchAdvice (*advise_launch)(const LaunchSituation& situation) = nullptr;
+  /// Its batch system's launcher, which flexrun accepts as mpiexec; empty: none.
+  BatchLauncher launcher{};
 };
 
 /// Every backend: hostfile, then the folders in the order resources/CMakeLists.txt adds them.
@@ -127,6 +169,14 @@ void check_resource_settings(std::string_view setting, const StrategySettings& s
 /// `settings` (ResourceManagerDescriptor::launches_processes).
 [[nodiscard]] bool resources_launch_processes(std::string_view setting,
                                               const StrategySettings& settings);
+
+/// Every backend's advice for a launch by flexrun (advise_launch), in registry order.
+[[nodiscard]] std::vector<LaunchAdvice> advise_launch(const LaunchSituation& situation);
+/// The batch-system launcher whose `--version` answer `version_output` is,
+/// or nullptr.
+[[nodiscard]] const BatchLauncher* find_batch_launcher(std::string_view version_output);
+/// The names of the batch-system launchers, "A, B" ("" when none).
+[[nodiscard]] std::string batch_launcher_names();
 
 /// What a policy sees of the resources: per node class, the PEs granted,
 /// the processes running and the spawned ones among them, and how many

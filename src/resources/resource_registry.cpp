@@ -119,4 +119,31 @@ bool resources_launch_processes(std::string_view setting, const StrategySettings
   return backend.launches_processes != nullptr && backend.launches_processes(settings);
 }
 
+std::vector<LaunchAdvice> advise_launch(const LaunchSituation& situation) {
+  std::vector<LaunchAdvice> advice;
+  for (const ResourceManagerDescriptor& backend : resource_managers()) {
+    if (backend.advise_launch != nullptr) advice.push_back(backend.advise_launch(situation));
+  }
+  return advice;
+}
+
+const BatchLauncher* find_batch_launcher(std::string_view version_output) {
+  for (const ResourceManagerDescriptor& backend : resource_managers()) {
+    const BatchLauncher& launcher = backend.launcher;
+    if (!launcher.version_prefix.empty() && version_output.starts_with(launcher.version_prefix)) {
+      return &launcher;
+    }
+  }
+  return nullptr;
+}
+
+std::string batch_launcher_names() {
+  std::string names;
+  for (const ResourceManagerDescriptor& backend : resource_managers()) {
+    if (backend.launcher.name.empty()) continue;
+    names += (names.empty() ? "" : ", ") + std::string(backend.launcher.name);
+  }
+  return names;
+}
+
 }  // namespace flexmpi

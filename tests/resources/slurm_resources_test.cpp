@@ -18,6 +18,7 @@
 
 #include "flexmpi/error.hpp"
 #include "resources/command_runner.hpp"
+#include "resources/slurm/slurm_launch.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
@@ -341,7 +342,10 @@ TEST(SlurmResourcesTest, LaunchesOnlyOnBookedNodes) {
                                              {"scancel 8", ""}},
           &log),
       JoinLaunch{(dir / "uri").string(), "mpiexec"});
-  EXPECT_TRUE(slurm.launches_processes());
+  StrategySettings join;
+  join.set("FLEXMPI_SLURM_JOIN", (dir / "uri").string(), (dir / "uri").string());
+  EXPECT_TRUE(resources_launch_processes("slurm", join));
+  EXPECT_FALSE(resources_launch_processes("slurm", StrategySettings()));
   try {
     slurm.launch("n2", 1, {"/bin/app"}, "/", "12.0:34");
     ADD_FAILURE() << "launched on a node no helper job holds";
@@ -434,6 +438,70 @@ TEST(SlurmResourcesTest, PlacesInitialProcessesWhereNodeNamesAreNotHostNames) {
       ::testing::ThrowsMessage<Error>(
           HasSubstr("the allocation's nodes (whose names are not host names) have 3 PEs "
                     "for the 4 processes")));
+}
+
+// flexrun's launch inside an allocation (slurm_launch_advice).
+class SlurmLaunchTest : public ::testing::Test {
+ protected:
+  LaunchSituation situation(bool open_mpi, bool changes_processes) {
+    return {.variable = [this](const std::string& name) -> const std::string* {
+              const auto found = environment_.find(name);
+              return found == environment_.end() ? nullptr : &found->second;
+            },
+            .open_mpi = open_mpi,
+            .policy_changes_processes = changes_processes};
+  }
+  std::map<std::string, std::string> environment_;
+  SlurmAllocation local_{"42", {"localhost"}, 2, false};
+};
+
+TEST_F(SlurmLaunchTest, LocalClusterRunsOnThisMachine) {
+  environment_["SLURM_CONF"] = "/tmp/slurm.conf";
+  const LaunchAdvice advice = slurm_launch_advice(situation(true, true), local_);
+  std::vector<std::string> defaults;
+  for (const LaunchDefault& d : advice.defaults) defaults.push_back(d.variable + "=" + d.value);
+  EXPECT_THAT(defaults,
+              ElementsAre("FLEXMPI_RESOURCES=slurm", "OMPI_MCA_ras=^slurm", "OMPI_MCA_plm=^slurm"));
+  EXPECT_THAT(advice.defaults[1].why, HasSubstr("(localhost) are not host names"));
+  EXPECT_THAT(advice.exported, ElementsAre("SLURM_CONF"));
+  EXPECT_EQ(advice.processes, 2);
+  EXPECT_THAT(advice.processes_why, HasSubstr("Slurm job 42"));
+  EXPECT_TRUE(advice.launcher_arguments.empty());
+}
+
+TEST_F(SlurmLaunchTest, RealNodesAndStaticPolicyLeaveMpirunAlone) {
+  SlurmAllocation cluster = local_;
+  cluster.nodes_are_hosts = true;
+  const LaunchAdvice advice = slurm_launch_advice(situation(true, false), cluster);
+  EXPECT_TRUE(advice.defaults.empty());
+  EXPECT_TRUE(advice.exported.empty());  // no SLURM_CONF in the environment
+  EXPECT_EQ(advice.processes, 0);
+  // MPICH's Hydra: only the policy's resource manager.
+  EXPECT_EQ(slurm_launch_advice(situation(false, true), local_).defaults.size(), 1u);
+}
+
+TEST_F(SlurmLaunchTest, JoinGivesMpiexecTheServerUriWithOpenMpiOnly) {
+  environment_["FLEXMPI_SLURM_JOIN"] = "/shared/uri";
+  EXPECT_THAT(slurm_launch_advice(situation(true, false), std::nullopt).launcher_arguments,
+              ElementsAre("--ompi-server", "file:/shared/uri"));
+  const LaunchAdvice hydra = slurm_launch_advice(situation(false, false), std::nullopt);
+  EXPECT_TRUE(hydra.launcher_arguments.empty());
+  EXPECT_THAT(hydra.notes, ElementsAre(HasSubstr("needs Open MPI")));
+  EXPECT_TRUE(slurm_launch_advice(situation(true, true), std::nullopt).defaults.empty());
+}
+
+TEST_F(SlurmLaunchTest, UnreadableAllocationIsAWarning) {
+  environment_["SLURM_JOB_ID"] = "42";  // the rest of Slurm's environment missing
+  const LaunchAdvice advice = advise_slurm_launch(situation(true, true));
+  EXPECT_THAT(advice.warnings, ElementsAre(HasSubstr("inside Slurm job 42 but its allocation")));
+  EXPECT_TRUE(advice.defaults.empty());
+}
+
+TEST(SlurmLaunch, SrunIsABatchLauncher) {
+  const BatchLauncher* srun = find_batch_launcher("slurm 22.05.8\n");
+  ASSERT_NE(srun, nullptr);
+  EXPECT_EQ(srun->name, "Slurm's srun");
+  EXPECT_EQ(find_batch_launcher("mpiexec (OpenRTE) 4.1.4"), nullptr);
 }
 
 TEST(CommandRunner, OutputOfACommand) {

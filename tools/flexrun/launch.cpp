@@ -43,8 +43,8 @@ MpiInfo classify_mpi(const std::string& version_output) {
   // MPICH's Hydra prints "HYDRA build details:" (Intel MPI also uses Hydra).
   if (contains("OpenRTE") || contains("Open MPI") || contains("open-mpi.org")) {
     info.flavour = MpiFlavour::open_mpi;
-  } else if (version_output.starts_with("slurm ")) {
-    info.launcher = "Slurm's srun";  // "slurm 22.05.8": srun starts MPI processes of any MPI
+  } else if (const flexmpi::BatchLauncher* batch = flexmpi::find_batch_launcher(version_output)) {
+    info.launcher = batch->name;  // it starts MPI processes of any MPI
   } else if (contains("HYDRA") || contains("MPICH")) {
     info.flavour = MpiFlavour::mpich;
     // Hydra's first line is a header; its "Version:" line says more.
@@ -240,11 +240,7 @@ void set_variable(Environment& env, const std::string& name, const std::string& 
   }
 }
 
-namespace {
-
-// Whether the job's policy spawns and removes processes (its descriptor's
-// capability); an unknown name is left to the settings check.
-bool malleability_policy(const Environment& env) {
+bool policy_changes_processes(const Environment& env) {
   const std::string* policy = find_variable(env, "FLEXMPI_POLICY");
   if (policy == nullptr) return false;
   const auto all = flexmpi::policies();
@@ -253,37 +249,43 @@ bool malleability_policy(const Environment& env) {
   });
 }
 
-// Inside salloc/sbatch (see plan_launch).
+std::vector<flexmpi::LaunchAdvice> resource_advice(const LaunchRequest& request, const MpiInfo& mpi,
+                                                   const Environment& inherited) {
+  Environment environment = inherited;
+  for (const auto& [name, value] : request.settings) set_variable(environment, name, value);
+  return flexmpi::advise_launch(
+      {.variable = [&](const std::string& name) { return find_variable(environment, name); },
+       .open_mpi = mpi.flavour == MpiFlavour::open_mpi,
+       .policy_changes_processes = policy_changes_processes(environment)});
+}
+
+namespace {
+
+// The advice's defaults and process count (see plan_launch); a reason is
+// noted once, when flexrun set what it explains.
 template <typename AddDefault>
-void plan_slurm(const SlurmAllocation& job, bool open_mpi, const AddDefault& add_default,
-                LaunchPlan& plan, std::optional<int>& nprocs) {
-  if (malleability_policy(plan.environment) && add_default("FLEXMPI_RESOURCES", "slurm")) {
-    plan.notes.push_back("inside Slurm job " + job.job_id +
-                         ": the policy asks Slurm for nodes (FLEXMPI_RESOURCES=slurm)");
+void apply_defaults(const flexmpi::LaunchAdvice& advice, const AddDefault& add_default,
+                    LaunchPlan& plan, std::optional<int>& nprocs) {
+  const auto note = [&](const std::string& why) {
+    if (!why.empty() && std::find(plan.notes.begin(), plan.notes.end(), why) == plan.notes.end()) {
+      plan.notes.push_back(why);
+    }
+  };
+  for (const flexmpi::LaunchDefault& wanted : advice.defaults) {
+    if (add_default(wanted.variable, wanted.value)) note(wanted.why);
   }
-  if (!open_mpi || job.nodes_are_hosts) return;
-  // mpirun would start its daemons with srun on nodes that are no host
-  // here; it runs the processes on this machine instead, as many as the
-  // allocation has CPUs unless -n says otherwise.
-  const bool ras = add_default("OMPI_MCA_ras", "^slurm");
-  const bool plm = add_default("OMPI_MCA_plm", "^slurm");
-  if (ras || plm) {
-    std::string names;
-    for (const std::string& node : job.nodes) names += (names.empty() ? "" : ",") + node;
-    plan.notes.push_back("Slurm's node names (" + names +
-                         ") are not host names here: mpirun runs the processes on this machine");
+  if (!nprocs && advice.processes > 0) {
+    nprocs = advice.processes;
+    note(advice.processes_why);
   }
-  if (!nprocs && job.cpus > 0) {
-    nprocs = job.cpus;
-    plan.notes.push_back("-n " + std::to_string(job.cpus) + ": the CPUs of Slurm job " +
-                         job.job_id);
-  }
+  for (const std::string& why : advice.notes) note(why);
 }
 
 }  // namespace
 
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
-                       const Environment& inherited, const Host& host) {
+                       const Environment& inherited, const Host& host,
+                       const std::vector<flexmpi::LaunchAdvice>& advice) {
   LaunchPlan plan;
   plan.environment = inherited;
   const auto add = [&](const std::string& name, const std::string& value) {
@@ -300,7 +302,9 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
 
   const bool open_mpi = mpi.flavour == MpiFlavour::open_mpi;
   std::optional<int> nprocs = request.nprocs;
-  if (host.slurm) plan_slurm(*host.slurm, open_mpi, add_default, plan, nprocs);
+  for (const flexmpi::LaunchAdvice& backend : advice) {
+    apply_defaults(backend, add_default, plan, nprocs);
+  }
   // MPICH places any number of processes on a node; Open MPI refuses more
   // than its slots (the cores) unless oversubscription is allowed, and with
   // more ranks than cores waiting ranks must yield the CPU (docs/reference/behaviour.md,
@@ -314,7 +318,7 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
                              std::to_string(host.cores) +
                              " cores: oversubscription allowed, idle ranks yield");
       }
-    } else if (malleability_policy(plan.environment)) {
+    } else if (policy_changes_processes(plan.environment)) {
       if (add_default("OMPI_MCA_rmaps_base_oversubscribe", "1")) {
         plan.notes.push_back("policy " + *find_variable(plan.environment, "FLEXMPI_POLICY") +
                              " spawns processes: oversubscription allowed");
@@ -353,20 +357,17 @@ LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
       plan.argv.push_back("-x");
       plan.argv.push_back(name);
     }
-    // The Slurm commands the resource manager runs must find the job's cluster.
-    if (host.slurm && find_variable(plan.environment, "SLURM_CONF") != nullptr) {
-      plan.argv.insert(plan.argv.end(), {"-x", "SLURM_CONF"});
+  }
+  for (const flexmpi::LaunchAdvice& backend : advice) {
+    if (open_mpi) {
+      for (const std::string& name : backend.exported) {
+        if (find_variable(plan.environment, name) != nullptr) {
+          plan.argv.insert(plan.argv.end(), {"-x", name});
+        }
+      }
     }
-    // Processes that helper jobs start join through ompi-server, which the
-    // job's mpiexec must know from its start.
-    if (const std::string* uri = find_variable(plan.environment, "FLEXMPI_SLURM_JOIN")) {
-      plan.argv.insert(plan.argv.end(), {"--ompi-server", "file:" + *uri});
-      plan.notes.push_back("FLEXMPI_SLURM_JOIN: mpiexec gets ompi-server's URI (--ompi-server)");
-    }
-  } else if (find_variable(plan.environment, "FLEXMPI_SLURM_JOIN") != nullptr) {
-    plan.notes.push_back(
-        "FLEXMPI_SLURM_JOIN needs Open MPI (ports and ompi-server): the new "
-        "processes will not be able to join");
+    plan.argv.insert(plan.argv.end(), backend.launcher_arguments.begin(),
+                     backend.launcher_arguments.end());
   }
   if (!request.preload.empty()) {
     // Prepend to the user's own preloads; mpiexec itself must not load MPI.

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "resources/resource_manager.hpp"
+
 namespace flexrun {
 
 /// The MPI implementation behind an mpiexec, detected from `mpiexec --version`.
@@ -16,7 +18,8 @@ enum class MpiFlavour { open_mpi, mpich, unknown };
 struct MpiInfo {
   MpiFlavour flavour = MpiFlavour::unknown;
   std::string version;  ///< first line of `mpiexec --version`, for messages
-  /// The MPI launcher `--version` named ("Open MPI", "MPICH", "Slurm's srun"),
+  /// The MPI launcher `--version` named ("Open MPI", "MPICH", or a batch
+  /// system's launcher a resource manager declares),
   /// or "" when it named none: then the command is no launcher flexrun knows
   /// (`/bin/true` answers "true (GNU coreutils)" and runs nothing).
   std::string launcher;
@@ -85,23 +88,22 @@ struct LaunchPlan {
   std::vector<std::string> notes;      ///< why some variables were added (for --dry-run)
 };
 
-/// The Slurm allocation flexrun runs in (inside salloc or sbatch).
-struct SlurmAllocation {
-  std::string job_id;              ///< SLURM_JOB_ID
-  std::vector<std::string> nodes;  ///< SLURM_JOB_NODELIST expanded
-  int cpus = 0;                    ///< CPUs of the allocation (SLURM_JOB_CPUS_PER_NODE summed)
-  /// Every node name resolves as a host name here (getaddrinfo). When not (a
-  /// local test cluster whose nodes are all localhost), mpirun must not
-  /// launch through Slurm and the processes run on this machine.
-  bool nodes_are_hosts = true;
-};
-
 /// Machine facts the plan depends on.
 struct Host {
-  unsigned cores = 1;                    ///< std::thread::hardware_concurrency()
-  bool root = false;                     ///< running as uid 0
-  std::optional<SlurmAllocation> slurm;  ///< set inside salloc/sbatch
+  unsigned cores = 1;  ///< std::thread::hardware_concurrency()
+  bool root = false;   ///< running as uid 0
 };
+
+/// Whether the environment's FLEXMPI_POLICY spawns and removes processes (its
+/// descriptor's capability); false for an unknown name, which the settings
+/// check refuses.
+bool policy_changes_processes(const Environment& env);
+
+/// What each resource-manager backend adds to the launch of `request` by
+/// `mpi` in `inherited` (flexmpi::advise_launch: a batch system's, inside its
+/// allocation). Asks the backends, which may run commands (scontrol).
+std::vector<flexmpi::LaunchAdvice> resource_advice(const LaunchRequest& request, const MpiInfo& mpi,
+                                                   const Environment& inherited);
 
 /**
  * Builds the launch: `inherited` overridden by the request's settings; for
@@ -113,12 +115,12 @@ struct Host {
  * already set are never overridden, except FLEXMPI_* ones given as options.
  * A preload is passed to the application processes only (not to mpiexec),
  * with -x LD_PRELOAD=... (Open MPI) or -genv LD_PRELOAD ... (MPICH, unknown).
- * Inside a Slurm allocation: a malleability policy gets FLEXMPI_RESOURCES=slurm;
- * with Open MPI SLURM_CONF is exported, and where the node names are not
- * host names mpirun's Slurm launch is switched off and -n defaults to the
- * allocation's CPUs (docs/design/slurm.md).
+ * The resource managers' `advice` (resource_advice) adds its defaults, the
+ * variables Open MPI exports, launcher arguments and, without -n, the
+ * process count.
  */
 LaunchPlan plan_launch(const LaunchRequest& request, const MpiInfo& mpi,
-                       const Environment& inherited, const Host& host);
+                       const Environment& inherited, const Host& host,
+                       const std::vector<flexmpi::LaunchAdvice>& advice = {});
 
 }  // namespace flexrun

@@ -8,19 +8,16 @@
 // the library would reject at MPI_Init. Values are checked before anything
 // is launched; then mpiexec is exec'ed with the settings in its environment.
 #include <dlfcn.h>
-#include <netdb.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -31,7 +28,7 @@
 #include "core/settings.hpp"
 #include "flexmpi/error.hpp"
 #include "launch.hpp"
-#include "resources/slurm/slurm_resources.hpp"
+#include "resources/resource_manager.hpp"
 #include "util/shell_quote.hpp"
 
 namespace {
@@ -166,35 +163,6 @@ std::string preload_library(const std::string& mpiexec, const flexrun::MpiInfo& 
   std::exit(kCannotRun);
 }
 
-bool resolves_as_host(const std::string& name) {
-  addrinfo* found = nullptr;
-  if (getaddrinfo(name.c_str(), nullptr, nullptr, &found) != 0) return false;
-  freeaddrinfo(found);
-  return true;
-}
-
-// The Slurm allocation flexrun runs in, if any (SLURM_JOB_ID set). What
-// cannot be read is said on stderr, and mpirun is then left to its defaults.
-std::optional<flexrun::SlurmAllocation> slurm_allocation() {
-  if (std::getenv("SLURM_JOB_ID") == nullptr) return std::nullopt;
-  flexrun::SlurmAllocation allocation;
-  try {
-    const flexmpi::SlurmJob job = flexmpi::slurm_job_from_environment(std::getenv);
-    allocation.job_id = job.id;
-    allocation.cpus = std::accumulate(job.cpus_per_node.begin(), job.cpus_per_node.end(), 0);
-    const flexmpi::SystemCommandRunner runner(std::chrono::seconds(15));
-    allocation.nodes =
-        flexmpi::parse_hostnames(runner.run({"scontrol", "show", "hostnames", job.node_list}));
-  } catch (const std::exception& e) {
-    std::cerr << "flexrun: warning: inside Slurm job " << std::getenv("SLURM_JOB_ID")
-              << " but its allocation cannot be read: " << e.what() << "\n";
-    return std::nullopt;
-  }
-  allocation.nodes_are_hosts =
-      std::all_of(allocation.nodes.begin(), allocation.nodes.end(), resolves_as_host);
-  return allocation;
-}
-
 // The launcher's MPI, from its answer to --version. A launcher that cannot
 // be run, does not answer, or names no MPI launcher (/bin/true would exit 0
 // without running the program) is refused; a dry run only says so.
@@ -204,10 +172,13 @@ flexrun::MpiInfo probe_launcher(const CommandLine& line) {
   try {
     mpi = flexrun::detect_mpi(line.mpiexec);
     if (mpi.launcher.empty()) {
-      problem = "'" + line.mpiexec + "' is no MPI launcher: its --version (" +
-                (mpi.version.empty() ? "nothing" : "'" + mpi.version + "'") +
-                ") names none flexrun can run the program with (Open MPI's mpiexec, MPICH's "
-                "Hydra, Slurm's srun)";
+      problem =
+          "'" + line.mpiexec + "' is no MPI launcher: its --version (" +
+          (mpi.version.empty() ? "nothing" : "'" + mpi.version + "'") +
+          ") names none flexrun can run the program with (Open MPI's mpiexec, MPICH's "
+          "Hydra" +
+          (flexmpi::batch_launcher_names().empty() ? "" : ", " + flexmpi::batch_launcher_names()) +
+          ")";
     }
   } catch (const std::exception& e) {
     problem = e.what();
@@ -222,7 +193,6 @@ flexrun::Host this_host() {
   flexrun::Host host;
   host.cores = std::max(1u, std::thread::hardware_concurrency());
   host.root = geteuid() == 0;
-  host.slurm = slurm_allocation();
   return host;
 }
 
@@ -241,8 +211,15 @@ int launch(const CommandLine& line) {
     }
   }
   const flexrun::Host host = this_host();
-  const flexrun::LaunchPlan plan =
-      flexrun::plan_launch(request, mpi, flexrun::current_environment(), host);
+  const flexrun::Environment inherited = flexrun::current_environment();
+  const std::vector<flexmpi::LaunchAdvice> advice =
+      flexrun::resource_advice(request, mpi, inherited);
+  for (const flexmpi::LaunchAdvice& backend : advice) {
+    for (const std::string& warning : backend.warnings) {
+      std::cerr << "flexrun: warning: " << warning << "\n";
+    }
+  }
+  const flexrun::LaunchPlan plan = flexrun::plan_launch(request, mpi, inherited, host, advice);
   // Checked as the processes will get them, flexrun's own defaults included.
   if (const std::string message = check_environment(plan.environment); !message.empty()) {
     throw UsageError(message);

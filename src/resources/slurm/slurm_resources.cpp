@@ -14,15 +14,13 @@
 
 #include "flexmpi/error.hpp"
 #include "resources/node_classes.hpp"
+#include "resources/slurm/slurm_launch.hpp"
 #include "util/shell_quote.hpp"
 #include "util/split.hpp"
 #include "util/text_file.hpp"
 
 namespace flexmpi {
 namespace {
-
-// sinfo and squeue retry an unreachable slurmctld for about 10 s (MessageTimeout).
-constexpr std::chrono::seconds kSlurmCommandTimeout{15};
 
 const char* environment_variable(const char* name) { return std::getenv(name); }
 
@@ -464,7 +462,9 @@ ResourceManagerDescriptor slurm_resources() {
       .launches_processes =
           [](const StrategySettings& settings) {
             return !join_launch(settings).server_uri_file.empty();
-          }};
+          },
+      .advise_launch = advise_slurm_launch,
+      .launcher = {.version_prefix = "slurm ", .name = "Slurm's srun"}};
 }
 
 }  // namespace flexmpi

@@ -29,6 +29,10 @@
 
 namespace flexmpi {
 
+/// How long a Slurm command may take: sinfo and squeue retry an unreachable
+/// slurmctld for about 10 s (MessageTimeout).
+inline constexpr std::chrono::seconds kSlurmCommandTimeout{15};
+
 /// How Slurm helper jobs start new processes (FLEXMPI_SLURM_JOIN,
 /// FLEXMPI_SLURM_MPIEXEC) so that they can join the running job: the job's mpiexec was given
 /// ompi-server's URI (--ompi-server file:FILE), and the new processes'
@@ -154,7 +158,6 @@ class SlurmResources final : public ResourceManager {
       std::vector<std::string> processor_names) override;
   /// false once place_initial_processes found the node names not to be host names.
   [[nodiscard]] bool spawn_names_hosts() const override { return node_names_are_hosts_; }
-  [[nodiscard]] bool launches_processes() const override { return !join_.server_uri_file.empty(); }
   /// Hands join_launch_script to the helper job of `host` (a file it picks up
   /// within 0.2 s). Error(unsupported) if no helper job holds `host`.
   void launch(const std::string& host, int count, const std::vector<std::string>& argv,
@@ -166,6 +169,8 @@ class SlurmResources final : public ResourceManager {
   /// Books `nodes` (see submit_allocation); Error naming the helpers that did not start.
   void book(const std::vector<SlurmNode>& nodes);
   void release(const std::string& host);
+  /// Whether the helper jobs start new processes, which join (launch).
+  [[nodiscard]] bool launches_processes() const { return !join_.server_uri_file.empty(); }
 
   SlurmJob job_;
   std::unique_ptr<CommandRunner> commands_;
