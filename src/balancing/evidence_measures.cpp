@@ -66,24 +66,6 @@ std::vector<double> median_speeds(const std::deque<IntervalReport>& window,
   return speeds;
 }
 
-// The report with every process's time of one kind. On a shared PE the
-// monitor scales a process's computation by its CPU share only where it can
-// tell that share (share_correction), and a loaded machine leaves some ranks
-// of an interval with it and some without: a full-speed rank's 2.4 ms scaled
-// by its 20 % share to 11 ms beside a half-speed rank's unscaled 5 ms read as
-// the half-speed rank twice as fast, and the rows moved the wrong way. Where
-// any shared process lacks the correction, every process goes without it.
-IntervalReport with_comparable_times(const IntervalReport& report, double dedicated_threshold) {
-  const auto uncorrected = [&](const ProcessInterval& p) {
-    return !p.node_oversubscribed && p.shared_fraction() > dedicated_threshold &&
-           p.share_correction <= 0.0;
-  };
-  if (std::none_of(report.processes.begin(), report.processes.end(), uncorrected)) return report;
-  IntervalReport comparable = report;
-  for (ProcessInterval& p : comparable.processes) p.share_correction = 0.0;
-  return comparable;
-}
-
 // The slowest process's time per iteration of `blocks` at `speeds` (metric
 // per second, all positive).
 double slowest_block_seconds(const Decomposition& blocks, const std::vector<double>& speeds,

@@ -32,15 +32,6 @@ double slowest_wall_per_iteration(const std::deque<IntervalReport>& evidence);
 std::vector<double> median_speeds(const std::deque<IntervalReport>& window,
                                   double dedicated_threshold);
 
-// The report with every process's time of one kind. On a shared PE the
-// monitor scales a process's computation by its CPU share only where it can
-// tell that share (share_correction), and a loaded machine leaves some ranks
-// of an interval with it and some without: a full-speed rank's 2.4 ms scaled
-// by its 20 % share to 11 ms beside a half-speed rank's unscaled 5 ms read as
-// the half-speed rank twice as fast, and the rows moved the wrong way. Where
-// any shared process lacks the correction, every process goes without it.
-IntervalReport with_comparable_times(const IntervalReport& report, double dedicated_threshold);
-
 // The slowest process's time per iteration of `blocks` at `speeds` (metric
 // per second, all positive).
 double slowest_block_seconds(const Decomposition& blocks, const std::vector<double>& speeds,

@@ -334,7 +334,7 @@ BalanceDecision LoadBalancer::undo_move(const Situation& situation, const Partit
 
 BalanceDecision LoadBalancer::evaluate(const IntervalReport& report, const Situation& situation,
                                        const RedistributionCost& cost) {
-  BalanceDecision decision = judge(with_comparable_times(report, dedicated_threshold_), situation);
+  BalanceDecision decision = judge(report, situation);
   // A refinement is never an Alg. 5 rebalance: it needs a balanced interval.
   const bool refining = settled_imbalance_possible(decision.verdict);
   const PartitionInput input = confirmed_input(situation);

@@ -38,9 +38,6 @@
 //   one (a load that alternates between cores made every move right for one
 //   state and wrong for the next). Alg. 5's burst/long-term distinction (k)
 //   stays underneath;
-// - comparable times: where some shared processes of an interval have the
-//   monitor's CPU-share correction and others not, every process's time is
-//   compared uncorrected (a half-corrected interval inverts the speeds);
 // - a partitioner's own target: where the partitioner does not aim at equal
 //   times (a communication term in a node's power, DRUM thesis 3.1.2.3), a
 //   full window of intervals on the current blocks asks it for its blocks, and

@@ -114,6 +114,7 @@ void AdaptationController::close_interval() {
             ProcessInterval::kFieldCount)));
   }
   report.mark_oversubscribed_nodes();
+  report.make_times_comparable(config_.dedicated_threshold);
   if (forecaster_) prediction_record_ = forecaster_->settle(report, measured_change());
   context_.log().debug("interval {}: imbalance {:.3f}", report.index,
                        report.imbalance(config_.dedicated_threshold));

@@ -149,6 +149,15 @@ void IntervalReport::mark_oversubscribed_nodes() {
   }
 }
 
+void IntervalReport::make_times_comparable(double dedicated_threshold) {
+  const auto uncorrected = [&](const ProcessInterval& p) {
+    return !p.node_oversubscribed && p.shared_fraction() > dedicated_threshold &&
+           p.share_correction <= 0.0;
+  };
+  if (std::none_of(processes.begin(), processes.end(), uncorrected)) return;
+  for (ProcessInterval& p : processes) p.share_correction = 0.0;
+}
+
 std::vector<bool> IntervalReport::shared_flags(double dedicated_threshold) const {
   std::vector<bool> flags;
   flags.reserve(processes.size());

@@ -195,6 +195,17 @@ struct IntervalReport {
   [[nodiscard]] double imbalance(double dedicated_threshold) const;
   /// Sets every process's node_oversubscribed from the host ids and cores.
   void mark_oversubscribed_nodes();
+  /// Gives every process a time of one kind. Each process scales its
+  /// computation on a shared PE by its CPU share only where it can tell that
+  /// share (share_correction), and a loaded machine leaves some processes of
+  /// an interval with it and some without: a full-speed rank's 2.4 ms scaled
+  /// by its 20 % share to 11 ms beside a half-speed rank's unscaled 5 ms read
+  /// as the half-speed rank twice as fast (docs/design/balancing.md, point 8).
+  /// Where any shared process (shared_fraction() above `dedicated_threshold`,
+  /// node not oversubscribed) lacks the correction, every process goes
+  /// without it. Called once the report is complete, after
+  /// mark_oversubscribed_nodes, so that whatever reads it compares like with like.
+  void make_times_comparable(double dedicated_threshold);
   /// true where shared_fraction() exceeds `dedicated_threshold`.
   [[nodiscard]] std::vector<bool> shared_flags(double dedicated_threshold) const;
   /// The longest value of a seconds field of any process (0 with none): the

@@ -1,6 +1,6 @@
 // The balancer on a machine that other programs load: an outside load that
-// slows every rank alike, and CPU-share corrections the monitor could make
-// for some ranks of an interval and not for others.
+// slows every rank alike, and an interval in which the CPU-share correction
+// could be made for some ranks and not for others.
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -73,11 +73,13 @@ TEST(LoadBalancerSharedMachine, AnOutsideLoadOnEveryRankDoesNotUndoAMove) {
 // Rank 1 runs at half the speed of rank 0. Both wait most of the interval on
 // a loaded machine; the monitor could scale rank 0's computation by its CPU
 // share (x5) but not rank 1's. Compared as they come, rank 1 looks 2.5 times
-// faster and gets more rows; compared uncorrected on both, it gets a third.
+// faster and gets more rows; in the report as the interval exchange
+// completes it (make_times_comparable), both uncorrected, it gets a third.
 TEST(LoadBalancerSharedMachine, TimesCorrectedOnSomeRanksOnlyAreComparedUncorrected) {
   LoadBalancer balancer(Config{});
   const Decomposition even_blocks = {{500, 0}, {500, 500}};
-  const IntervalReport mixed = loaded_report({{500, 0.5, 10.0, 5.0}, {500, 1.0, 10.0, 0.0}});
+  IntervalReport mixed = loaded_report({{500, 0.5, 10.0, 5.0}, {500, 1.0, 10.0, 0.0}});
+  mixed.make_times_comparable(Config{}.dedicated_threshold);
   std::optional<Decomposition> moved;
   for (int interval = 0; interval < 6 && !moved; ++interval) {
     const BalanceDecision d = balancer.evaluate(mixed, situation(even_blocks), {});

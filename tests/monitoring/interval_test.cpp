@@ -314,6 +314,39 @@ TEST(IntervalReport, OversubscribedNodesKeepTheComputationTime) {
   EXPECT_DOUBLE_EQ(r.processes[3].effective_computation(kDedicated), 1.0);
 }
 
+// Shared processes (20 % of a core) whose CPU-share correction is known or
+// not (0), beside a dedicated one, which never has it.
+TEST(IntervalReport, TimesAreCorrectedOnEveryRankOrOnNone) {
+  const auto report = [](double first, double second) {
+    ProcessInterval shared = process(10.0, 2.0, 9.0);
+    ProcessInterval other = shared;
+    shared.share_correction = first;
+    other.share_correction = second;
+    IntervalReport r;
+    r.processes = {shared, other, process(10.0, 10.0, 5.0)};
+    return r;
+  };
+  const auto corrections = [](const IntervalReport& r) {
+    std::vector<double> out;
+    for (const ProcessInterval& p : r.processes) out.push_back(p.share_correction);
+    return out;
+  };
+  IntervalReport both = report(5.0, 4.0);
+  both.make_times_comparable(kDedicated);
+  EXPECT_THAT(corrections(both), ElementsAre(5.0, 4.0, 0.0));
+  // One known, one not: 5x on rank 0 beside rank 1's raw time inverts their speeds.
+  IntervalReport half = report(5.0, 0.0);
+  const double uncorrected = half.processes[0].effective_computation(kDedicated) / 5.0;
+  half.make_times_comparable(kDedicated);
+  EXPECT_THAT(corrections(half), ElementsAre(0.0, 0.0, 0.0));
+  EXPECT_DOUBLE_EQ(half.processes[0].effective_computation(kDedicated), uncorrected);
+  // An oversubscribed node's processes compare their median iteration, not the share.
+  IntervalReport crowded = report(5.0, 0.0);
+  crowded.processes[1].node_oversubscribed = true;
+  crowded.make_times_comparable(kDedicated);
+  EXPECT_THAT(corrections(crowded), ElementsAre(5.0, 0.0, 0.0));
+}
+
 TEST(IntervalReport, ImbalanceOfEmptyOrZeroTimeIsZero) {
   IntervalReport r;
   EXPECT_EQ(r.imbalance(kDedicated), 0.0);
