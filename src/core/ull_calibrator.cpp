@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -136,12 +137,17 @@ bool UllCalibrator::end(int iteration, std::span<int> counts, std::span<int> dis
   // come, or comes at another iteration, is named instead of hanging the others.
   await_same_iteration(runtime_.library_comm(), {CollectiveCall::ull_calibrate, iteration},
                        "iteration", "the loop's iteration");
-  agree_on_failure(problem, runtime_.library_comm());
+  // A failed process sends a negative time: the times every process needs
+  // anyway tell whether one failed, and only then does the agreement run
+  // that gives everyone its error.
   std::vector<double> times_us(static_cast<std::size_t>(runtime_.size()));
-  const double mine = seconds * 1e6;
+  const double mine = problem ? -1.0 : seconds * 1e6;
   check_mpi(
       PMPI_Allgather(&mine, 1, MPI_DOUBLE, times_us.data(), 1, MPI_DOUBLE, runtime_.library_comm()),
       "MPI_Allgather (ULL times)");
+  if (std::any_of(times_us.begin(), times_us.end(), [](double t) { return t < 0.0; })) {
+    agree_on_failure(problem, runtime_.library_comm());
+  }
   ++calibrations_;
   return rebalance(counts, displs, times_us, threshold_us, size_object, size_problem);
 }
