@@ -102,8 +102,8 @@ struct LaunchAdvice {
   std::vector<std::string> warnings;  ///< what it could not find out (flexrun prints them)
 };
 
-/// The launcher a batch system provides, which starts MPI processes of any
-/// MPI (a batch system's srun): how its `--version` answer begins, and its name.
+/// The launcher a batch system provides, which starts the processes of any
+/// MPI (such as srun): how its `--version` answer begins, and its name.
 struct BatchLauncher {
   std::string_view version_prefix;
   std::string_view name;
