@@ -1,5 +1,7 @@
 #include "resources/slurm/slurm_launch.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <netdb.h>
 
 #include <algorithm>
@@ -39,11 +41,9 @@ void advise_open_mpi(const LaunchSituation& situation, const SlurmAllocation& jo
   if (situation.variable("SLURM_CONF") != nullptr) advice.exported.emplace_back("SLURM_CONF");
   if (job.nodes_are_hosts) return;
   // mpirun would start its daemons with srun on nodes that are no host here.
-  std::string names;
-  for (const std::string& node : job.nodes) names += (names.empty() ? "" : ",") + node;
-  const std::string why = "Slurm's node names (" + names +
-                          ") are not host names here: mpirun runs the processes on "
-                          "this machine";
+  const std::string why = fmt::format(
+      "Slurm's node names ({}) are not host names here: mpirun runs the processes on this machine",
+      fmt::join(job.nodes, ","));
   advice.defaults.push_back({"OMPI_MCA_ras", "^slurm", why});
   advice.defaults.push_back({"OMPI_MCA_plm", "^slurm", why});
   if (job.cpus > 0) {
